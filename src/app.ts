@@ -1,0 +1,113 @@
+/**
+ * @module app
+ * `buildApp(config, deps)` assembles the whole service as a Fastify instance and never
+ * listens: `server.ts` does that, tests and benchmarks listen on a loopback port.
+ */
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import type { Config } from './config/config.js';
+import { installErrorHandlers } from './errors/error-handler.js';
+import { chatRoutes } from './routes/api/chat/chat-routes.js';
+import { sessionRoutes } from './routes/api/session-routes.js';
+import { usageRoutes } from './routes/api/usage-routes.js';
+import { createMetrics, type Metrics } from './routes/ops/metrics.js';
+import { opsRoutes } from './routes/ops/ops-routes.js';
+import { errorBodySchema } from './routes/schemas.js';
+import type { AppDeps } from './services.js';
+import { startSessionSweeper } from './sessions/session-sweeper.js';
+
+export interface BuildAppOptions {
+  /** Where JSON logs go (default stdout); tests capture them here. */
+  readonly logStream?: NodeJS.WritableStream;
+  /** Run the retention sweep on a timer (the server does; the CLI does not). */
+  readonly sweepSessions?: boolean;
+}
+
+const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+export const APP_VERSION = '0.1.0';
+
+export async function buildApp(config: Config, deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(config, options),
+    // Nothing from the request is logged automatically; `onResponse` writes one safe line.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+  });
+  const metrics = createMetrics();
+
+  // Bodies are kept as bytes and judged by the handlers, in the contract's order.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.addSchema(errorBodySchema);
+  await app.register(swagger, openApiOptions());
+  installErrorHandlers(app);
+  installCommonHooks(app, metrics);
+
+  await app.register(chatRoutes, deps);
+  await app.register(sessionRoutes, deps);
+  await app.register(usageRoutes, deps);
+  await app.register(opsRoutes, { ...deps, metrics });
+
+  if (options.sweepSessions) startSessionSweeper(app, deps.services);
+  return app;
+}
+
+function loggerOptions(config: Config, options: BuildAppOptions): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    ...(options.logStream ? { stream: options.logStream } : {}),
+  };
+}
+
+function installCommonHooks(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    reply.header('x-request-id', request.id);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const status = reply.statusCode;
+    metrics.requests.inc({ route, method: request.method, status });
+    metrics.duration.observe({ route }, reply.elapsedTime / 1000);
+    const outcome = request.chatOutcome ?? request.errorCode;
+    if (route.startsWith('/api/chat')) metrics.chatOutcomes.inc({ endpoint: route, outcome: outcome ?? 'unknown' });
+    request.log.info(
+      {
+        method: request.method,
+        route,
+        status,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        ...(request.keyId ? { keyId: request.keyId } : {}),
+        ...(outcome ? { outcome } : {}),
+      },
+      'request',
+    );
+  });
+}
+
+function openApiOptions() {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'plauder',
+        version: APP_VERSION,
+        description:
+          'Key-protected chat API: POST a message, get a reply. German at /api/chat, English at /api/chat-en.',
+      },
+      components: {
+        securitySchemes: {
+          bearerKey: { type: 'http' as const, scheme: 'bearer', description: 'An API key: plauder_...' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json: { $id?: unknown }, _base: unknown, _frag: unknown, i: number) => String(json.$id ?? `def-${i}`) },
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * @module config/config
+ * One schema for every setting. `loadConfig(env)` parses the environment once, reports
+ * every problem at once (ConfigError) and returns a frozen object. Only `server.ts` and
+ * the CLI entry read `process.env`; everything else receives a `Config`.
+ */
+import path from 'node:path';
+import { parseDuration } from '../util/duration.js';
+import { parsePlans, type Plans } from './plans.js';
+
+export type CoreKind = 'builtin' | 'openai' | 'placeholder';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** `sqlite:<path>` or `sqlite::memory:` (PostgreSQL lands with its own issue). */
+  readonly database: DatabaseConfig;
+  readonly plans: Plans;
+  /** IANA time zone of the monthly quota window. */
+  readonly quotaTimeZone: string;
+  readonly sessionTtlMs: number;
+  /** How many earlier turns the core receives (and the store keeps) per session. */
+  readonly sessionWindow: number;
+  readonly sessionSweepIntervalMs: number;
+  readonly messageMaxChars: number;
+  readonly bodyLimitBytes: number;
+  readonly coreKind: CoreKind;
+  readonly coreTimeoutMs: number;
+  readonly logLevel: string;
+  /** 32-byte secret that encrypts session turns at rest; from PLAUDER_SECRET or a file. */
+  readonly secret: SecretSource;
+  /** The raw environment, for adapter-specific settings read by the adapters themselves. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export type DatabaseConfig =
+  | { readonly dialect: 'sqlite'; readonly file: string }
+  | { readonly dialect: 'sqlite'; readonly file: ':memory:' };
+
+export type SecretSource =
+  | { readonly kind: 'value'; readonly value: Buffer }
+  | { readonly kind: 'file'; readonly file: string };
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const CORE_KINDS: readonly CoreKind[] = ['builtin', 'openai', 'placeholder'];
+
+export function loadConfig(env: Env): Config {
+  const problems: string[] = [];
+  const database = parseDatabaseUrl(
+    env.PLAUDER_DATABASE_URL ?? 'sqlite:./data/plauder.db',
+    problems,
+  );
+  const config: Config = {
+    host: env.HOST ?? '127.0.0.1',
+    port: readInt(env, 'PORT', 3000, 0, 65_535, problems),
+    database,
+    plans: readPlans(env, problems),
+    quotaTimeZone: readTimeZone(env, problems),
+    sessionTtlMs: readDuration(env, 'PLAUDER_SESSION_TTL', '30d', problems),
+    sessionWindow: readInt(env, 'PLAUDER_SESSION_WINDOW', 20, 0, 1000, problems),
+    sessionSweepIntervalMs: readDuration(env, 'PLAUDER_SESSION_SWEEP_INTERVAL', '1h', problems),
+    messageMaxChars: readInt(env, 'PLAUDER_MESSAGE_MAX_CHARS', 4000, 1, 1_000_000, problems),
+    bodyLimitBytes: readInt(env, 'PLAUDER_BODY_LIMIT', 65_536, 1024, 16_777_216, problems),
+    coreKind: readCoreKind(env, problems),
+    coreTimeoutMs: readDuration(env, 'PLAUDER_CORE_TIMEOUT', '60s', problems),
+    logLevel: readLogLevel(env, problems),
+    secret: readSecret(env, database, problems),
+    env: Object.freeze({ ...env }),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+function parseDatabaseUrl(url: string, problems: string[]): DatabaseConfig {
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === ':memory:') return { dialect: 'sqlite', file };
+    if (file.length === 0) problems.push('PLAUDER_DATABASE_URL: sqlite: needs a file path');
+    return { dialect: 'sqlite', file: path.resolve(file || '.') };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    problems.push(
+      'PLAUDER_DATABASE_URL: PostgreSQL is not supported by this version; use sqlite:<path>',
+    );
+  } else {
+    problems.push(`PLAUDER_DATABASE_URL: expected sqlite:<path>, got "${redactUrl(url)}"`);
+  }
+  return { dialect: 'sqlite', file: ':memory:' };
+}
+
+/** Database URLs may carry passwords; never echo them. */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@').slice(0, 80);
+}
+
+function readInt(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: string[],
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    problems.push(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
+    return fallback;
+  }
+  return value;
+}
+
+function readDuration(env: Env, name: string, fallback: string, problems: string[]): number {
+  const raw = env[name] || fallback;
+  const ms = parseDuration(raw);
+  if (ms === undefined || ms <= 0) {
+    problems.push(`${name}: expected a duration such as 30s, 15m, 24h or 30d, got "${raw}"`);
+    return parseDuration(fallback) ?? 1;
+  }
+  return ms;
+}
+
+function readPlans(env: Env, problems: string[]): Plans {
+  const result = parsePlans(env.PLAUDER_PLANS || 'standard=1000,plus=5000');
+  if (!result.ok) {
+    problems.push(`PLAUDER_PLANS: ${result.problem}`);
+    return parsePlans('standard=1000,plus=5000').plans ?? new Map();
+  }
+  return result.plans;
+}
+
+function readTimeZone(env: Env, problems: string[]): string {
+  const zone = env.PLAUDER_QUOTA_TIMEZONE || 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    problems.push(`PLAUDER_QUOTA_TIMEZONE: "${zone}" is not an IANA time zone`);
+    return 'UTC';
+  }
+}
+
+function readCoreKind(env: Env, problems: string[]): CoreKind {
+  const kind = (env.PLAUDER_CORE || 'builtin') as CoreKind;
+  if (!CORE_KINDS.includes(kind)) {
+    problems.push(`PLAUDER_CORE: expected one of ${CORE_KINDS.join(', ')}, got "${kind}"`);
+    return 'builtin';
+  }
+  return kind;
+}
+
+function readLogLevel(env: Env, problems: string[]): string {
+  const level = env.PLAUDER_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(level)) {
+    problems.push(`PLAUDER_LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+    return 'info';
+  }
+  return level;
+}
+
+function readSecret(env: Env, database: DatabaseConfig, problems: string[]): SecretSource {
+  const raw = env.PLAUDER_SECRET;
+  if (raw) {
+    const value = Buffer.from(raw, 'base64');
+    if (value.length !== 32) {
+      problems.push('PLAUDER_SECRET: expected 32 random bytes in base64 (openssl rand -base64 32)');
+    }
+    return { kind: 'value', value };
+  }
+  if (database.file === ':memory:') return { kind: 'value', value: Buffer.alloc(0) };
+  return { kind: 'file', file: `${database.file}.secret` };
+}

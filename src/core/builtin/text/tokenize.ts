@@ -1,0 +1,79 @@
+/**
+ * @module core/builtin/text/tokenize
+ * Turns text into comparable tokens: lower case, accents and umlauts folded (`ä` → `a`,
+ * `ß` → `ss`), English contractions expanded, digit groups joined (`1.000` → `1000`),
+ * everything else that is not a letter or digit is a separator (so `Plus-Plan` and
+ * `message_missing` become two tokens each).
+ */
+
+const MARKS = /\p{M}+/gu;
+const QUOTES = /[’‘`´]/g;
+const DIGIT_GROUPS = /(\d)[.,'’](?=\d{3}(?!\d))/g;
+const WORDS = /[a-z0-9]+(?:'[a-z]+)?/g;
+
+const CONTRACTIONS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["can't", ['can', 'not']],
+  ["won't", ['will', 'not']],
+  ["shan't", ['shall', 'not']],
+  ["let's", ['let', 'us']],
+]);
+const SUFFIXES: ReadonlyMap<string, string> = new Map([
+  ['m', 'am'],
+  ['re', 'are'],
+  ['ve', 'have'],
+  ['ll', 'will'],
+  ['d', 'would'],
+  ['s', 'is'],
+]);
+
+/** Lower case, accents and umlauts removed, `ß` as `ss`; length may change. */
+export function foldText(text: string): string {
+  return text
+    .toLowerCase()
+    .replaceAll('ß', 'ss')
+    .normalize('NFKD')
+    .replace(MARKS, '')
+    .replace(QUOTES, "'")
+    .replace(DIGIT_GROUPS, '$1');
+}
+
+function pushExpanded(word: string, out: string[]): void {
+  const apostrophe = word.indexOf("'");
+  if (apostrophe < 0) {
+    out.push(word);
+    return;
+  }
+  const known = CONTRACTIONS.get(word);
+  if (known !== undefined) {
+    out.push(...known);
+    return;
+  }
+  const base = word.slice(0, apostrophe);
+  const suffix = word.slice(apostrophe + 1);
+  if (suffix === 't' && base.endsWith('n')) {
+    out.push(base.slice(0, -1), 'not');
+    return;
+  }
+  out.push(base);
+  const expanded = SUFFIXES.get(suffix);
+  if (expanded !== undefined) out.push(expanded);
+}
+
+/**
+ * Splits text into folded tokens. At most `limit` tokens are returned: chat questions are
+ * short, and the cap bounds the work for very long messages.
+ */
+export function tokenize(text: string, limit = 120): string[] {
+  const out: string[] = [];
+  for (const match of foldText(text).matchAll(WORDS)) {
+    pushExpanded(match[0], out);
+    if (out.length >= limit) break;
+  }
+  return out.length > limit ? out.slice(0, limit) : out;
+}
+
+/** Whether a token is a number (numbers are matched exactly, never stemmed or corrected). */
+export function isNumber(token: string): boolean {
+  const c = token.charCodeAt(0);
+  return c >= 48 && c <= 57;
+}

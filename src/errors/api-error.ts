@@ -1,0 +1,27 @@
+/**
+ * @module errors/api-error
+ * `ApiError` is the one exception routes throw; the error handler turns it into the
+ * contract's envelope `{"error": {"code", "message", "requestId"}}`.
+ */
+import { ERROR_MESSAGES, type ErrorCode, statusOf } from './error-codes.js';
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    /** Extra response headers (WWW-Authenticate, Retry-After, ...). */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(ERROR_MESSAGES[code]);
+    this.statusCode = statusOf(code);
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; requestId: string };
+}
+
+export function errorBody(code: ErrorCode, requestId: string): ErrorBody {
+  return { error: { code, message: ERROR_MESSAGES[code], requestId } };
+}

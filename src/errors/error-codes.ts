@@ -1,0 +1,89 @@
+/**
+ * @module errors/error-codes
+ * The closed list of error codes a client can see, and the one place that maps a code
+ * to its HTTP status and its English message. Soft errors answer 200 with a `reply`.
+ */
+
+export const ERROR_CODES = [
+  'invalid_api_key',
+  'plan_inactive',
+  'quota_exceeded',
+  'body_invalid',
+  'message_missing',
+  'message_invalid',
+  'message_too_long',
+  'session_id_invalid',
+  'internal_error',
+  'core_unavailable',
+  'core_timeout',
+  'payload_too_large',
+  'bad_request',
+  'not_found',
+  'method_not_allowed',
+  'session_not_found',
+  'service_unavailable',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type SoftErrorCode = Extract<
+  ErrorCode,
+  | 'plan_inactive'
+  | 'body_invalid'
+  | 'message_missing'
+  | 'message_invalid'
+  | 'message_too_long'
+  | 'session_id_invalid'
+>;
+
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'plan_inactive':
+    case 'body_invalid':
+    case 'message_missing':
+    case 'message_invalid':
+    case 'message_too_long':
+    case 'session_id_invalid':
+      return 200;
+    case 'bad_request':
+      return 400;
+    case 'invalid_api_key':
+      return 401;
+    case 'not_found':
+    case 'session_not_found':
+      return 404;
+    case 'method_not_allowed':
+      return 405;
+    case 'payload_too_large':
+      return 413;
+    case 'quota_exceeded':
+      return 429;
+    case 'internal_error':
+    case 'core_unavailable':
+    case 'core_timeout':
+      return 500;
+    case 'service_unavailable':
+      return 503;
+  }
+}
+
+/** English, for developers reading `error.message`; never contains request data. */
+export const ERROR_MESSAGES: Readonly<Record<ErrorCode, string>> = {
+  invalid_api_key: 'The API key is missing, malformed, unknown or no longer valid.',
+  plan_inactive: 'The plan of this API key is inactive.',
+  quota_exceeded: 'The monthly request limit of this API key is reached.',
+  body_invalid: 'The request body must be a JSON object sent as application/json.',
+  message_missing: 'The field "message" is missing or empty.',
+  message_invalid: 'The field "message" must be a string.',
+  message_too_long: 'The field "message" is longer than the allowed number of characters.',
+  session_id_invalid: 'The field "sessionId" must be 1-128 characters of A-Z a-z 0-9 . _ : @ -.',
+  internal_error: 'A technical error occurred. Please try again later.',
+  core_unavailable: 'The conversational core is unavailable. Please try again later.',
+  core_timeout: 'The conversational core did not answer in time. Please try again later.',
+  payload_too_large: 'The request body is larger than allowed.',
+  bad_request: 'The request could not be understood.',
+  not_found: 'No such route.',
+  method_not_allowed: 'This method is not allowed on this route.',
+  session_not_found: 'No stored session with this id for this API key.',
+  service_unavailable: 'The service is not ready.',
+};

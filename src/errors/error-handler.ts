@@ -1,0 +1,41 @@
+/**
+ * @module errors/error-handler
+ * The one error handler and the 404 handler: every failure leaves as the contract's
+ * envelope. 500s carry no internal detail; what is logged is made safe by `safeError`.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError, errorBody } from './api-error.js';
+import type { ErrorCode } from './error-codes.js';
+import { safeError } from './safe-error.js';
+
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.statusCode >= 500) {
+      request.log.error({ err: safeError(apiError.cause ?? error), code: apiError.code }, 'request failed');
+    }
+    request.errorCode = apiError.code;
+    return reply.code(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError.code, request.id));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    request.errorCode = 'not_found';
+    return reply.code(404).send(errorBody('not_found', request.id));
+  });
+}
+
+function toApiError(error: FastifyError | ApiError): ApiError {
+  if (error instanceof ApiError) return error;
+  const status = error.statusCode ?? 500;
+  let code: ErrorCode = 'internal_error';
+  if (status === 413) code = 'payload_too_large';
+  else if (status === 404) code = 'not_found';
+  else if (status >= 400 && status < 500) code = 'bad_request';
+  return Object.assign(new ApiError(code), { cause: error });
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    errorCode?: ErrorCode;
+  }
+}

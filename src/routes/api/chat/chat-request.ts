@@ -1,0 +1,68 @@
+/**
+ * @module routes/api/chat/chat-request
+ * Validates a raw chat request body in the contract's order (rows 4-8 of the decision
+ * table). Pure: no I/O, no exceptions; the result says which soft error applies.
+ */
+import type { SoftErrorCode } from '../../../errors/error-codes.js';
+import { SESSION_ID_PATTERN } from '../../../sessions/session-service.js';
+
+export type ChatRequest =
+  | { readonly ok: true; readonly message: string; readonly sessionId: string | undefined }
+  | { readonly ok: false; readonly code: SoftErrorCode };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+export function parseChatRequest(
+  contentType: string | undefined,
+  body: unknown,
+  messageMaxChars: number,
+): ChatRequest {
+  const object = parseJsonObject(contentType, body);
+  if (object === undefined) return { ok: false, code: 'body_invalid' };
+
+  const message = object.message;
+  if (message === undefined || message === null) return { ok: false, code: 'message_missing' };
+  if (typeof message !== 'string') return { ok: false, code: 'message_invalid' };
+  if (message.trim().length === 0) return { ok: false, code: 'message_missing' };
+  if (codePointLength(message, messageMaxChars) > messageMaxChars) {
+    return { ok: false, code: 'message_too_long' };
+  }
+
+  // `null` is read as "no session", like an absent field.
+  const sessionId = object.sessionId;
+  if (sessionId === undefined || sessionId === null) return { ok: true, message, sessionId: undefined };
+  if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
+    return { ok: false, code: 'session_id_invalid' };
+  }
+  return { ok: true, message, sessionId };
+}
+
+function parseJsonObject(contentType: string | undefined, body: unknown): Record<string, unknown> | undefined {
+  if (!isJsonContentType(contentType) || !Buffer.isBuffer(body) || body.length === 0) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(body));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  return value as Record<string, unknown>;
+}
+
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semicolon = contentType.indexOf(';');
+  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  return mediaType === 'application/json';
+}
+
+/** Characters as users count them (code points), stopping early once past `max`. */
+function codePointLength(text: string, max: number): number {
+  if (text.length <= max) return text.length;
+  let count = 0;
+  for (const _ of text) {
+    count++;
+    if (count > max) break;
+  }
+  return count;
+}

@@ -1,0 +1,36 @@
+/**
+ * @module routes/api/usage-routes
+ * `GET /api/usage`: the key holder's plan and this month's count. Not counted.
+ */
+import type { FastifyInstance } from 'fastify';
+import { rateLimitHeaders } from '../../quota/quota-service.js';
+import type { AppDeps } from '../../services.js';
+import { bearerSecurity, errorRef, usageSchema } from '../schemas.js';
+import { authenticate } from './authenticate.js';
+
+export async function usageRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
+  app.get(
+    '/api/usage',
+    {
+      schema: {
+        summary: "This month's usage of the calling key",
+        tags: ['usage'],
+        security: bearerSecurity,
+        response: { 200: usageSchema, 401: errorRef },
+      },
+    },
+    async (request, reply) => {
+      const key = await authenticate(services, request);
+      const state = await services.quota.current(key.id, key.limit, services.clock());
+      reply.headers(rateLimitHeaders(state));
+      return {
+        plan: key.plan,
+        active: key.active,
+        limit: state.limit,
+        used: state.used,
+        remaining: Math.max(0, state.limit - state.used),
+        resetsAt: new Date(state.window.endMs).toISOString(),
+      };
+    },
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * @module routes/ops/ops-routes
+ * Liveness, readiness, metrics and the OpenAPI document.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../errors/api-error.js';
+import type { AppDeps } from '../../services.js';
+import { errorRef } from '../schemas.js';
+import type { Metrics } from './metrics.js';
+
+const statusSchema = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { type: 'string' } },
+} as const;
+
+export async function opsRoutes(app: FastifyInstance, deps: AppDeps & { metrics: Metrics }): Promise<void> {
+  app.get(
+    '/healthz',
+    { schema: { summary: 'Liveness', tags: ['ops'], response: { 200: statusSchema } } },
+    async () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/readyz',
+    { schema: { summary: 'Readiness: the database answers', tags: ['ops'], response: { 200: statusSchema, 503: errorRef } } },
+    async (request) => {
+      try {
+        await deps.services.store.ping();
+      } catch (error) {
+        request.log.warn({ err: error }, 'database not reachable');
+        throw new ApiError('service_unavailable');
+      }
+      return { status: 'ready' };
+    },
+  );
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        summary: 'Prometheus metrics',
+        tags: ['ops'],
+        response: { 200: { type: 'string', description: 'Prometheus text format' } },
+      },
+    },
+    async (_request, reply) => {
+      reply.type(deps.metrics.registry.contentType);
+      return deps.metrics.registry.metrics();
+    },
+  );
+
+  app.get(
+    '/openapi.json',
+    { schema: { summary: 'This OpenAPI 3.1 document', tags: ['ops'], response: { 200: { type: 'object', additionalProperties: true } } } },
+    async () => app.swagger(),
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * @module server
+ * The process: read the environment, open the store, build the app, listen, and shut
+ * down gracefully on SIGTERM / SIGINT (in-flight requests finish, then the store closes).
+ */
+import { buildApp } from './app.js';
+import { type Config, ConfigError, loadConfig } from './config/config.js';
+import { createCore } from './core/create-core.js';
+import { createServices } from './services.js';
+import { createStore } from './storage/create-database.js';
+import { loadSecret } from './storage/secret.js';
+
+const SHUTDOWN_GRACE_MS = 30_000;
+
+export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+
+  const core = createCore(config);
+  const store = await createStore(config.database);
+  const services = createServices(config, store, loadSecret(config.secret), Date.now);
+  const app = await buildApp(config, { services, core }, { sweepSessions: true });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) {
+      app.log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    closing = true;
+    app.log.info({ signal }, 'shutting down: waiting for in-flight requests');
+    const force = setTimeout(() => {
+      app.log.error('shutdown took too long: exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    await app.close();
+    await core.close?.();
+    await store.close();
+    app.log.info('shut down');
+  };
+  process.on('SIGTERM', (signal) => void shutdown(signal));
+  process.on('SIGINT', (signal) => void shutdown(signal));
+
+  await app.listen({ host: config.host, port: config.port });
+  app.log.info({ core: core.name, database: config.database.dialect }, 'plauder is ready');
+}

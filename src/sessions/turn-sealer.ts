@@ -1,0 +1,62 @@
+/**
+ * @module sessions/turn-sealer
+ * Session turns are encrypted at rest (AES-256-GCM) so that neither the database file nor
+ * its WAL holds message text. The additional data binds a sealed turn to its key id,
+ * session and position: a row copied under another key or session does not open.
+ * Session ids are stored as HMACs for the same reason.
+ */
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export interface SealedTurnContent {
+  readonly message: string;
+  readonly reply: string;
+}
+
+export interface TurnSealer {
+  /** Stable, keyed hash of a sessionId within one key. */
+  sessionHash(keyId: string, sessionId: string): string;
+  seal(content: SealedTurnContent, binding: string): string;
+  /** Undefined when the data was tampered with or sealed under another secret. */
+  open(sealed: string, binding: string): SealedTurnContent | undefined;
+}
+
+export function createTurnSealer(secret: Buffer): TurnSealer {
+  const encryptionKey = derive(secret, 'plauder turn encryption v1');
+  const hashKey = derive(secret, 'plauder session id v1');
+  return {
+    sessionHash(keyId, sessionId) {
+      return createHmac('sha256', hashKey).update(`${keyId}\0${sessionId}`).digest('base64url');
+    },
+    seal(content, binding) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv);
+      cipher.setAAD(Buffer.from(binding));
+      const plain = Buffer.from(JSON.stringify([content.message, content.reply]));
+      const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+      return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+    },
+    open(sealed, binding) {
+      try {
+        const raw = Buffer.from(sealed, 'base64url');
+        const iv = raw.subarray(0, IV_BYTES);
+        const tag = raw.subarray(raw.length - TAG_BYTES);
+        const decipher = createDecipheriv('aes-256-gcm', encryptionKey, iv);
+        decipher.setAAD(Buffer.from(binding));
+        decipher.setAuthTag(tag);
+        const body = raw.subarray(IV_BYTES, raw.length - TAG_BYTES);
+        const plain = Buffer.concat([decipher.update(body), decipher.final()]).toString();
+        const [message, reply] = JSON.parse(plain) as [string, string];
+        return { message, reply };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+function derive(secret: Buffer, info: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, 32));
+}

@@ -1,0 +1,185 @@
+/**
+ * @module storage/repositories/keys-repository
+ * API keys and their secrets (hashes only). A key id is stable; rotation adds a secret
+ * and lets the old ones expire, so usage and sessions stay with the id.
+ */
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../schema.js';
+
+export interface KeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly plan: string;
+  readonly active: boolean;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly revokedAt: number | null;
+  /** Display prefix of the newest secret, e.g. `plauder_Ab3x`. */
+  readonly displayPrefix: string;
+}
+
+/** What authentication needs to know about the key behind a secret. */
+export interface KeyAuthRecord {
+  readonly id: string;
+  readonly plan: string;
+  readonly active: boolean;
+}
+
+export interface NewKey {
+  readonly id: string;
+  readonly name: string;
+  readonly plan: string;
+  readonly active: boolean;
+  readonly hash: string;
+  readonly displayPrefix: string;
+}
+
+export type KeyPatch = Partial<Pick<KeyRecord, 'name' | 'plan' | 'active'>>;
+
+export interface KeysRepository {
+  create(key: NewKey, now: number): Promise<void>;
+  /** The live key behind a secret hash: not revoked, secret not expired. */
+  findByHash(hash: string, now: number): Promise<KeyAuthRecord | undefined>;
+  get(id: string): Promise<KeyRecord | undefined>;
+  list(): Promise<KeyRecord[]>;
+  update(id: string, patch: KeyPatch, now: number): Promise<boolean>;
+  /** Adds a new secret; the current ones expire at `now + graceMs`. False if no live key. */
+  rotate(id: string, secret: Pick<NewKey, 'hash' | 'displayPrefix'>, graceMs: number, now: number): Promise<boolean>;
+  revoke(id: string, now: number): Promise<boolean>;
+}
+
+export function createKeysRepository(db: Kysely<Database>): KeysRepository {
+  const selectKeys = db
+    .selectFrom('api_keys as k')
+    .select(['k.id', 'k.name', 'k.plan', 'k.active', 'k.created_at', 'k.updated_at', 'k.revoked_at'])
+    .select((eb) =>
+      eb
+        .selectFrom('key_secrets as s')
+        .select('s.display_prefix')
+        .whereRef('s.key_id', '=', 'k.id')
+        // The current secret (no expiry) first: rotation may happen in the same millisecond.
+        .orderBy(sql`case when s.expires_at is null then 0 else 1 end`)
+        .orderBy('s.created_at', 'desc')
+        .limit(1)
+        .as('display_prefix'),
+    );
+
+  return {
+    async create(key, now) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('api_keys')
+          .values({
+            id: key.id,
+            name: key.name,
+            plan: key.plan,
+            active: key.active ? 1 : 0,
+            created_at: now,
+            updated_at: now,
+            revoked_at: null,
+          })
+          .execute();
+        await trx
+          .insertInto('key_secrets')
+          .values({ hash: key.hash, key_id: key.id, display_prefix: key.displayPrefix, created_at: now, expires_at: null })
+          .execute();
+      });
+    },
+
+    async findByHash(hash, now) {
+      const row = await db
+        .selectFrom('key_secrets as s')
+        .innerJoin('api_keys as k', 'k.id', 's.key_id')
+        .select(['k.id', 'k.plan', 'k.active', 'k.revoked_at', 's.expires_at'])
+        .where('s.hash', '=', hash)
+        .executeTakeFirst();
+      if (!row || row.revoked_at !== null) return undefined;
+      if (row.expires_at !== null && Number(row.expires_at) <= now) return undefined;
+      return { id: row.id, plan: row.plan, active: Number(row.active) === 1 };
+    },
+
+    async get(id) {
+      const row = await selectKeys.where('k.id', '=', id).executeTakeFirst();
+      return row && toKeyRecord(row);
+    },
+
+    async list() {
+      const rows = await selectKeys.orderBy('k.created_at').orderBy('k.id').execute();
+      return rows.map(toKeyRecord);
+    },
+
+    async update(id, patch, now) {
+      const result = await db
+        .updateTable('api_keys')
+        .set({
+          ...(patch.name === undefined ? {} : { name: patch.name }),
+          ...(patch.plan === undefined ? {} : { plan: patch.plan }),
+          ...(patch.active === undefined ? {} : { active: patch.active ? 1 : 0 }),
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async rotate(id, secret, graceMs, now) {
+      return db.transaction().execute(async (trx) => {
+        const touched = await trx
+          .updateTable('api_keys')
+          .set({ updated_at: now })
+          .where('id', '=', id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        if (touched.numUpdatedRows === 0n) return false;
+        const expiresAt = now + graceMs;
+        // Secrets already expiring earlier keep their earlier end.
+        await trx
+          .updateTable('key_secrets')
+          .set({ expires_at: expiresAt })
+          .where('key_id', '=', id)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', expiresAt)]))
+          .execute();
+        await trx
+          .insertInto('key_secrets')
+          .values({ hash: secret.hash, key_id: id, display_prefix: secret.displayPrefix, created_at: now, expires_at: null })
+          .execute();
+        return true;
+      });
+    },
+
+    async revoke(id, now) {
+      const result = await db
+        .updateTable('api_keys')
+        .set({ revoked_at: now, updated_at: now, active: 0 })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+  };
+}
+
+interface KeyRow {
+  id: string;
+  name: string;
+  plan: string;
+  active: number;
+  created_at: number;
+  updated_at: number;
+  revoked_at: number | null;
+  display_prefix: string | null;
+}
+
+function toKeyRecord(row: KeyRow): KeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    active: Number(row.active) === 1,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    displayPrefix: row.display_prefix ?? '',
+  };
+}

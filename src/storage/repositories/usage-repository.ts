@@ -1,0 +1,82 @@
+/**
+ * @module storage/repositories/usage-repository
+ * Monthly counters keyed by (key id, month). `reserve` is one atomic conditional
+ * upsert, so the limit holds under any concurrency, in one process or many.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+
+export interface UsageRow {
+  readonly keyId: string;
+  readonly month: string;
+  readonly used: number;
+}
+
+export interface UsageRepository {
+  /** Counts one request if `used < limit`; returns the new count, or undefined at the limit. */
+  reserve(keyId: string, month: string, limit: number): Promise<number | undefined>;
+  /** Gives back one reserved request (the core failed). */
+  refund(keyId: string, month: string): Promise<void>;
+  used(keyId: string, month: string): Promise<number>;
+  forMonth(month: string): Promise<UsageRow[]>;
+  forKey(keyId: string): Promise<UsageRow[]>;
+}
+
+export function createUsageRepository(db: Kysely<Database>): UsageRepository {
+  return {
+    async reserve(keyId, month, limit) {
+      if (limit < 1) return undefined;
+      const row = await db
+        .insertInto('usage')
+        .values({ key_id: keyId, month, used: 1 })
+        .onConflict((oc) =>
+          oc
+            .columns(['key_id', 'month'])
+            .doUpdateSet((eb) => ({ used: eb('usage.used', '+', 1) }))
+            .where('usage.used', '<', limit),
+        )
+        .returning('used')
+        .executeTakeFirst();
+      return row === undefined ? undefined : Number(row.used);
+    },
+
+    async refund(keyId, month) {
+      await db
+        .updateTable('usage')
+        .set((eb) => ({ used: eb('used', '-', 1) }))
+        .where('key_id', '=', keyId)
+        .where('month', '=', month)
+        .where('used', '>', 0)
+        .execute();
+    },
+
+    async used(keyId, month) {
+      const row = await db
+        .selectFrom('usage')
+        .select('used')
+        .where('key_id', '=', keyId)
+        .where('month', '=', month)
+        .executeTakeFirst();
+      return row === undefined ? 0 : Number(row.used);
+    },
+
+    async forMonth(month) {
+      const rows = await db
+        .selectFrom('usage')
+        .select(['key_id', 'month', 'used'])
+        .where('month', '=', month)
+        .execute();
+      return rows.map((r) => ({ keyId: r.key_id, month: r.month, used: Number(r.used) }));
+    },
+
+    async forKey(keyId) {
+      const rows = await db
+        .selectFrom('usage')
+        .select(['key_id', 'month', 'used'])
+        .where('key_id', '=', keyId)
+        .orderBy('month')
+        .execute();
+      return rows.map((r) => ({ keyId: r.key_id, month: r.month, used: Number(r.used) }));
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_SYSTEM_PROMPTS,
+  readOpenAiCoreConfig,
+} from '../../../src/core/openai/openai-config.js';
+
+const MINIMAL = {
+  PLAUDER_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+  PLAUDER_OPENAI_MODEL: 'llama3.2',
+};
+
+function read(env: Record<string, string | undefined>) {
+  const problems: string[] = [];
+  const options = readOpenAiCoreConfig(env, problems);
+  return { options, problems };
+}
+
+describe('readOpenAiCoreConfig', () => {
+  it('needs only a base URL and a model, and fills in the defaults', () => {
+    const { options, problems } = read(MINIMAL);
+    expect(problems).toEqual([]);
+    expect(options).toEqual({
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      apiKey: undefined,
+      model: 'llama3.2',
+      systemPrompts: DEFAULT_SYSTEM_PROMPTS,
+      temperature: undefined,
+      maxTokens: undefined,
+      timeoutMs: 30_000,
+      maxRetries: 2,
+      retryBaseDelayMs: 250,
+      retryMaxDelayMs: 5_000,
+      maxConnections: 64,
+    });
+    expect(Object.isFrozen(options)).toBe(true);
+  });
+
+  it('default system prompts ask for German and English and name plauder', () => {
+    expect(DEFAULT_SYSTEM_PROMPTS.de).toMatch(/Deutsch/);
+    expect(DEFAULT_SYSTEM_PROMPTS.en).toMatch(/English/);
+    expect(DEFAULT_SYSTEM_PROMPTS.de).toMatch(/plauder/);
+    expect(DEFAULT_SYSTEM_PROMPTS.en).toMatch(/plauder/);
+  });
+
+  it('reads every variable', () => {
+    const { options, problems } = read({
+      ...MINIMAL,
+      PLAUDER_OPENAI_API_KEY: ' sk-abc ',
+      PLAUDER_OPENAI_SYSTEM_PROMPT_DE: 'Sei knapp.',
+      PLAUDER_OPENAI_SYSTEM_PROMPT_EN: 'Be brief.',
+      PLAUDER_OPENAI_TEMPERATURE: '0.7',
+      PLAUDER_OPENAI_MAX_TOKENS: '512',
+      PLAUDER_OPENAI_TIMEOUT: '45s',
+      PLAUDER_OPENAI_MAX_RETRIES: '0',
+      PLAUDER_OPENAI_RETRY_BASE_DELAY: '100ms',
+      PLAUDER_OPENAI_RETRY_MAX_DELAY: '2s',
+      PLAUDER_OPENAI_MAX_CONNECTIONS: '16',
+    });
+    expect(problems).toEqual([]);
+    expect(options).toMatchObject({
+      apiKey: 'sk-abc',
+      systemPrompts: { de: 'Sei knapp.', en: 'Be brief.' },
+      temperature: 0.7,
+      maxTokens: 512,
+      timeoutMs: 45_000,
+      maxRetries: 0,
+      retryBaseDelayMs: 100,
+      retryMaxDelayMs: 2_000,
+      maxConnections: 16,
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    const { options, problems } = read({
+      ...MINIMAL,
+      PLAUDER_OPENAI_API_KEY: '',
+      PLAUDER_OPENAI_TEMPERATURE: '  ',
+    });
+    expect(problems).toEqual([]);
+    expect(options.apiKey).toBeUndefined();
+    expect(options.temperature).toBeUndefined();
+  });
+
+  it('reports a missing base URL and model together', () => {
+    const { problems } = read({});
+    expect(problems).toHaveLength(2);
+    expect(problems.join('\n')).toMatch(/PLAUDER_OPENAI_BASE_URL is required/);
+    expect(problems.join('\n')).toMatch(/PLAUDER_OPENAI_MODEL is required/);
+  });
+
+  it.each([
+    ['not a url', /not a valid URL/],
+    ['ftp://example.com/v1', /http or https/],
+    ['http://user:pw@example.com/v1', /must not contain credentials/],
+    ['http://example.com/v1#x', /fragment/],
+  ])('rejects the base URL %s', (url, message) => {
+    const { problems } = read({ ...MINIMAL, PLAUDER_OPENAI_BASE_URL: url });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
+  it('never repeats URL credentials in the problem text', () => {
+    const { problems } = read({ ...MINIMAL, PLAUDER_OPENAI_BASE_URL: 'http://u:s3cr3t@h/v1' });
+    expect(problems.join('\n')).not.toContain('s3cr3t');
+  });
+
+  it.each([
+    ['PLAUDER_OPENAI_TEMPERATURE', '2.5'],
+    ['PLAUDER_OPENAI_TEMPERATURE', '-0.1'],
+    ['PLAUDER_OPENAI_TEMPERATURE', 'warm'],
+    ['PLAUDER_OPENAI_MAX_TOKENS', '0'],
+    ['PLAUDER_OPENAI_MAX_TOKENS', '1.5'],
+    ['PLAUDER_OPENAI_MAX_TOKENS', '0x10'],
+    ['PLAUDER_OPENAI_MAX_RETRIES', '-1'],
+    ['PLAUDER_OPENAI_MAX_RETRIES', '11'],
+    ['PLAUDER_OPENAI_MAX_RETRIES', 'two'],
+    ['PLAUDER_OPENAI_MAX_CONNECTIONS', '0'],
+    ['PLAUDER_OPENAI_TIMEOUT', 'soon'],
+    ['PLAUDER_OPENAI_TIMEOUT', '0s'],
+    ['PLAUDER_OPENAI_TIMEOUT', '30d'],
+    ['PLAUDER_OPENAI_RETRY_BASE_DELAY', '-1s'],
+    ['PLAUDER_OPENAI_RETRY_MAX_DELAY', 'x'],
+  ])('reports %s=%s as one problem naming the variable', (name, value) => {
+    const { problems } = read({ ...MINIMAL, [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(name);
+    expect(problems[0]).toContain(value);
+  });
+
+  it('reports every problem at once and never throws', () => {
+    const { problems } = read({
+      PLAUDER_OPENAI_TEMPERATURE: '9',
+      PLAUDER_OPENAI_MAX_TOKENS: '-3',
+      PLAUDER_OPENAI_TIMEOUT: 'never',
+    });
+    expect(problems).toHaveLength(5);
+  });
+
+  it('never puts the API key into a problem', () => {
+    const { problems } = read({
+      PLAUDER_OPENAI_API_KEY: 'sk-very-secret',
+      PLAUDER_OPENAI_TIMEOUT: '?',
+    });
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.join('\n')).not.toContain('sk-very-secret');
+  });
+});

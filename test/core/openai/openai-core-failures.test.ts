@@ -1,0 +1,211 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type CoreAdapter, CoreError, type CoreRequest } from '../../../src/core/core-adapter.js';
+import {
+  createOpenAiCore,
+  type OpenAiCoreOptions,
+} from '../../../src/core/openai/create-openai-core.js';
+import { deadPort, startUpstream, testOptions, type Upstream } from './upstream-process.js';
+
+let upstream: Upstream;
+let core: CoreAdapter | undefined;
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+});
+afterAll(() => upstream.stop());
+beforeEach(() => upstream.reset());
+afterEach(async () => {
+  await core?.close?.();
+  core = undefined;
+});
+
+function open(overrides: Partial<OpenAiCoreOptions> = {}): CoreAdapter {
+  core = createOpenAiCore(testOptions(upstream.baseUrl, overrides));
+  return core;
+}
+
+function ask(message = 'Hallo', signal = new AbortController().signal): CoreRequest {
+  return { message, language: 'de', history: [], signal };
+}
+
+async function failure(promise: Promise<unknown>): Promise<CoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!(error instanceof CoreError)) throw new Error(`expected a CoreError, got ${String(error)}`);
+  return error;
+}
+
+const requestCount = async () => (await upstream.received()).requests.length;
+
+describe('openai core: timeouts', () => {
+  it('fails with core_timeout when an attempt hangs past the timeout, in bounded time', async () => {
+    await upstream.script({ hang: true });
+    const started = performance.now();
+    const error = await failure(open({ timeoutMs: 300, maxRetries: 0 }).reply(ask()));
+    const elapsed = performance.now() - started;
+
+    expect(error.code).toBe('core_timeout');
+    expect(error.message).toContain('300ms');
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(2_000);
+  });
+
+  it('bounds the total time to attempts x timeout plus capped waits', async () => {
+    await upstream.script({ hang: true }, { hang: true }, { hang: true });
+    const options = { timeoutMs: 200, maxRetries: 2, retryMaxDelayMs: 50 };
+    const started = performance.now();
+    const error = await failure(open(options).reply(ask()));
+    const elapsed = performance.now() - started;
+
+    expect(error.code).toBe('core_timeout');
+    expect(error.message).toContain('attempt 3 of 3');
+    expect(await requestCount()).toBe(3);
+    expect(elapsed).toBeLessThan(3 * 200 + 2 * 50 + 1_500);
+  });
+
+  it('retries after a timeout and returns the next reply', async () => {
+    await upstream.script({ hang: true }, { content: 'Endlich.' });
+    await expect(open({ timeoutMs: 200 }).reply(ask())).resolves.toBe('Endlich.');
+    expect(await requestCount()).toBe(2);
+  });
+
+  it('reports core_unavailable when only an earlier attempt timed out', async () => {
+    await upstream.script({ hang: true }, { status: 503, body: {} });
+    const error = await failure(open({ timeoutMs: 200, maxRetries: 1 }).reply(ask()));
+    expect(error.code).toBe('core_unavailable');
+    expect(error.message).toContain('HTTP 503');
+  });
+});
+
+describe('openai core: retries', () => {
+  it.each([500, 502, 503, 504, 429, 408])(
+    'retries HTTP %i and returns the next reply',
+    async (status) => {
+      await upstream.script({ status, body: { error: { message: 'busy' } } }, { content: 'Da.' });
+      await expect(open().reply(ask())).resolves.toBe('Da.');
+      expect(await requestCount()).toBe(2);
+    },
+  );
+
+  it('gives up with core_unavailable after exactly 1 + maxRetries attempts', async () => {
+    const busy = { status: 500, body: { error: { message: 'down' } } };
+    await upstream.script(busy, busy, busy, busy, busy);
+    const error = await failure(open({ maxRetries: 3 }).reply(ask()));
+
+    expect(error.code).toBe('core_unavailable');
+    expect(error.message).toContain('HTTP 500');
+    expect(error.message).toContain('attempt 4 of 4');
+    expect(await requestCount()).toBe(4);
+  });
+
+  it('makes a single attempt with maxRetries 0', async () => {
+    await upstream.script({ status: 503, body: {} }, { content: 'nope' });
+    expect((await failure(open({ maxRetries: 0 }).reply(ask()))).code).toBe('core_unavailable');
+    expect(await requestCount()).toBe(1);
+  });
+
+  it('waits as long as Retry-After asks (in seconds) before retrying a 429', async () => {
+    await upstream.script({ status: 429, headers: { 'retry-after': '1' }, body: {} }, {});
+    const started = performance.now();
+    await open({ retryMaxDelayMs: 5_000 }).reply(ask());
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    expect(await requestCount()).toBe(2);
+  });
+
+  it('caps a long Retry-After at the maximum retry delay', async () => {
+    await upstream.script({ status: 429, headers: { 'retry-after': '3600' }, body: {} }, {});
+    const started = performance.now();
+    await open({ retryMaxDelayMs: 100 }).reply(ask());
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(await requestCount()).toBe(2);
+  });
+
+  it.each([400, 401, 403, 404, 422])('does not retry HTTP %i', async (status) => {
+    await upstream.script({ status, body: { error: { message: 'no' } } }, { content: 'nope' });
+    const error = await failure(open({ maxRetries: 5 }).reply(ask()));
+    expect(error.code).toBe('core_unavailable');
+    expect(error.message).toContain(`HTTP ${status}`);
+    expect(error.message).toContain('not retried');
+    expect(await requestCount()).toBe(1);
+  });
+
+  it('retries when the upstream closes the connection without answering', async () => {
+    await upstream.script({ close: true }, { content: 'Wieder da.' });
+    await expect(open().reply(ask())).resolves.toBe('Wieder da.');
+    expect(await requestCount()).toBe(2);
+  });
+
+  it('fails with core_unavailable on a dead port after all attempts, quickly', async () => {
+    const port = await deadPort();
+    core = createOpenAiCore(testOptions(`http://127.0.0.1:${port}/v1`, { maxRetries: 2 }));
+    const started = performance.now();
+    const error = await failure(core.reply(ask()));
+
+    expect(error.code).toBe('core_unavailable');
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(error.message).toContain('attempt 3 of 3');
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('openai core: abort via request.signal', () => {
+  it('stops a hanging attempt at once and does not retry', async () => {
+    await upstream.script({ hang: true }, { content: 'too late' });
+    const controller = new AbortController();
+    const pending = failure(open({ timeoutMs: 10_000 }).reply(ask('Hallo', controller.signal)));
+    setTimeout(() => controller.abort(), 100);
+    const started = performance.now();
+    const error = await pending;
+
+    expect(error.code).toBe('core_timeout');
+    expect(error.message).toContain('aborted by the caller (AbortError)');
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(await requestCount()).toBe(1);
+  });
+
+  it('stops while waiting for a retry', async () => {
+    await upstream.script({ status: 429, headers: { 'retry-after': '30' }, body: {} });
+    const signal = AbortSignal.timeout(200);
+    const started = performance.now();
+    const error = await failure(open({ retryMaxDelayMs: 30_000 }).reply(ask('Hallo', signal)));
+
+    expect(error.code).toBe('core_timeout');
+    expect(error.message).toContain('(TimeoutError) while waiting to retry');
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(await requestCount()).toBe(1);
+  });
+
+  it('sends nothing when the signal is already aborted', async () => {
+    const error = await failure(open().reply(ask('Hallo', AbortSignal.abort())));
+    expect(error.code).toBe('core_timeout');
+    expect(await requestCount()).toBe(0);
+  });
+});
+
+describe('openai core: error messages stay free of secrets', () => {
+  const KEY = 'sk-live-KEEP-THIS-SECRET-0123456789';
+  const MESSAGE = 'mein geheimes Passwort ist hunter2';
+  const UPSTREAM_TEXT = 'UPSTREAM-INTERNAL-DETAIL';
+  const scenarios = [
+    ['401 with a body', [{ status: 401, body: { error: { message: UPSTREAM_TEXT } } }]],
+    ['500s', Array(3).fill({ status: 500, raw: UPSTREAM_TEXT })],
+    ['HTML with 200', [{ raw: `<h1>${UPSTREAM_TEXT}</h1>` }]],
+    ['bad shape', [{ body: { choices: [{ message: { content: { text: UPSTREAM_TEXT } } }] } }]],
+    ['timeouts', Array(3).fill({ hang: true })],
+    ['closed sockets', Array(3).fill({ close: true })],
+  ] as const;
+
+  it.each(scenarios)(
+    'never puts key, message or upstream text into errors: %s',
+    async (_l, steps) => {
+      await upstream.script(...steps);
+      const error = await failure(open({ apiKey: KEY, timeoutMs: 200 }).reply(ask(MESSAGE)));
+      const visible = `${error.message} ${String(error.cause)} ${error.stack ?? ''}`;
+      for (const secret of [KEY, MESSAGE, UPSTREAM_TEXT, 'hunter2']) {
+        expect(visible).not.toContain(secret);
+      }
+    },
+  );
+});

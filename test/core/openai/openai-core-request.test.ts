@@ -1,0 +1,144 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CoreAdapter, CoreRequest, Turn } from '../../../src/core/core-adapter.js';
+import {
+  chatCompletionsUrl,
+  createOpenAiCore,
+  type OpenAiCoreOptions,
+} from '../../../src/core/openai/create-openai-core.js';
+import { startUpstream, testOptions, type Upstream } from './upstream-process.js';
+
+let upstream: Upstream;
+let core: CoreAdapter | undefined;
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+});
+afterAll(() => upstream.stop());
+beforeEach(() => upstream.reset());
+afterEach(async () => {
+  await core?.close?.();
+  core = undefined;
+});
+
+function open(overrides: Partial<OpenAiCoreOptions> = {}): CoreAdapter {
+  core = createOpenAiCore(testOptions(upstream.baseUrl, overrides));
+  return core;
+}
+
+function ask(message: string, language: 'de' | 'en' = 'de', history: Turn[] = []): CoreRequest {
+  return { message, language, history, signal: new AbortController().signal };
+}
+
+async function onlyRequest() {
+  const { requests } = await upstream.received();
+  expect(requests).toHaveLength(1);
+  const [request] = requests;
+  if (request === undefined) throw new Error('no request received');
+  return request;
+}
+
+describe('openai core: the request it sends', () => {
+  it('posts model, German system prompt, history pairs in order and the new message', async () => {
+    const history: Turn[] = [
+      { message: 'Ich heiße Ada.', reply: 'Hallo Ada!', language: 'de' },
+      { message: 'What is a plan?', reply: 'A plan sets your limit.', language: 'en' },
+    ];
+    const reply = await open().reply(ask('Wie heiße ich?', 'de', history));
+
+    expect(reply).toBe('reply to: Wie heiße ich?');
+    const request = await onlyRequest();
+    expect(request.method).toBe('POST');
+    expect(request.path).toBe('/v1/chat/completions');
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.body).toEqual({
+      model: 'test-model',
+      messages: [
+        { role: 'system', content: 'Antworte auf Deutsch.' },
+        { role: 'user', content: 'Ich heiße Ada.' },
+        { role: 'assistant', content: 'Hallo Ada!' },
+        { role: 'user', content: 'What is a plan?' },
+        { role: 'assistant', content: 'A plan sets your limit.' },
+        { role: 'user', content: 'Wie heiße ich?' },
+      ],
+      stream: false,
+    });
+  });
+
+  it('uses the English system prompt for an English request', async () => {
+    await open().reply(ask('Hello', 'en'));
+    const request = await onlyRequest();
+    expect(request.body).toMatchObject({
+      messages: [
+        { role: 'system', content: 'Answer in English.' },
+        { role: 'user', content: 'Hello' },
+      ],
+    });
+  });
+
+  it('leaves temperature and max_tokens out when unset', async () => {
+    await open().reply(ask('Hallo'));
+    const body = (await onlyRequest()).body as Record<string, unknown>;
+    expect(body).not.toHaveProperty('temperature');
+    expect(body).not.toHaveProperty('max_tokens');
+  });
+
+  it('sends temperature and max_tokens when configured, including temperature 0', async () => {
+    await open({ temperature: 0, maxTokens: 256 }).reply(ask('Hallo'));
+    expect((await onlyRequest()).body).toMatchObject({ temperature: 0, max_tokens: 256 });
+  });
+
+  it('sends the API key as a bearer token', async () => {
+    await open().reply(ask('Hallo'));
+    expect((await onlyRequest()).headers.authorization).toBe('Bearer sk-test-secret-1234567890');
+  });
+
+  it('sends no Authorization header without an API key', async () => {
+    await open({ apiKey: undefined }).reply(ask('Hallo'));
+    expect((await onlyRequest()).headers).not.toHaveProperty('authorization');
+  });
+});
+
+describe('openai core: the reply it returns', () => {
+  it('returns choices[0].message.content trimmed', async () => {
+    await upstream.script({ content: '  \n Guten Tag!  \n' });
+    await expect(open().reply(ask('Hallo'))).resolves.toBe('Guten Tag!');
+  });
+
+  it('is named openai', () => {
+    expect(open().name).toBe('openai');
+  });
+
+  const unusable = [
+    ['non-JSON (an HTML error page with 200)', { raw: '<html><body>Bad Gateway</body></html>' }],
+    ['malformed JSON', { raw: '{"choices": [', contentType: 'application/json' }],
+    ['a JSON array', { body: [] }],
+    ['no choices', { body: { id: 'x', object: 'chat.completion' } }],
+    ['an empty choices array', { body: { choices: [] } }],
+    ['a choice without message', { body: { choices: [{ index: 0 }] } }],
+    ['null content', { body: { choices: [{ message: { role: 'assistant', content: null } }] } }],
+    ['numeric content', { body: { choices: [{ message: { content: 42 } }] } }],
+    ['empty content', { content: '' }],
+    ['whitespace-only content', { content: ' \n\t ' }],
+  ] as const;
+
+  it.each(unusable)('fails with core_unavailable, not retried, on %s', async (_label, step) => {
+    await upstream.script(step, { content: 'should not be reached' });
+    await expect(open().reply(ask('Hallo'))).rejects.toMatchObject({
+      name: 'CoreError',
+      code: 'core_unavailable',
+    });
+    expect((await upstream.received()).requests).toHaveLength(1);
+  });
+});
+
+describe('chatCompletionsUrl', () => {
+  it.each([
+    ['http://127.0.0.1:11434/v1', 'http://127.0.0.1:11434/v1/chat/completions'],
+    ['http://127.0.0.1:11434/v1/', 'http://127.0.0.1:11434/v1/chat/completions'],
+    ['https://api.example.com', 'https://api.example.com/chat/completions'],
+    ['http://h/v1/chat/completions', 'http://h/v1/chat/completions'],
+    ['https://h/openai/v1?api-version=1', 'https://h/openai/v1/chat/completions?api-version=1'],
+  ])('appends /chat/completions to %s', (base, expected) => {
+    expect(chatCompletionsUrl(base).href).toBe(expected);
+  });
+});
