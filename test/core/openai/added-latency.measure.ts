@@ -80,7 +80,9 @@ async function measure(clients: Record<string, Client>): Promise<Record<string, 
     Object.keys(clients).map((name) => [name, []]),
   );
   for (let round = -WARM_UP; round < ROUNDS; round++) {
-    for (const [name, client] of Object.entries(clients)) {
+    const entries = Object.entries(clients);
+    const shift = ((round % entries.length) + entries.length) % entries.length;
+    for (const [name, client] of [...entries.slice(shift), ...entries.slice(0, shift)]) {
       const request: CoreRequest = {
         language: 'en',
         message: `round ${round}`,

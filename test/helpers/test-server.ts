@@ -1,0 +1,123 @@
+/**
+ * Starts the real app on a loopback port with a temporary SQLite database, and drives
+ * it over HTTP. One instance per test file (or per test when state must be fresh).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
+import type { CoreAdapter } from '../../src/core/core-adapter.js';
+import { createCore } from '../../src/core/create-core.js';
+import { createServices, type Services } from '../../src/services.js';
+import { createStore } from '../../src/storage/create-database.js';
+import { loadSecret } from '../../src/storage/secret.js';
+
+export interface TestServer {
+  readonly url: string;
+  readonly dir: string;
+  readonly dbFile: string;
+  /** The environment the server was configured from: give it to the CLI to share the database. */
+  readonly env: Record<string, string>;
+  readonly config: Config;
+  readonly services: Services;
+  readonly app: FastifyInstance;
+  /** Every JSON log line the server wrote. */
+  readonly logs: string[];
+  createKey(options?: { plan?: string; active?: boolean; name?: string }): Promise<{ id: string; key: string }>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  readonly env?: Record<string, string>;
+  readonly clock?: () => number;
+  readonly core?: CoreAdapter;
+  /** Reuse a database directory (e.g. a second process on the same file). */
+  readonly dir?: string;
+}
+
+export function tempDir(prefix = 'plauder-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dir = options.dir ?? tempDir();
+  const dbFile = path.join(dir, 'plauder.db');
+  const env: Record<string, string> = {
+    PLAUDER_DATABASE_URL: `sqlite:${dbFile}`,
+    PLAUDER_LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const store = await createStore(config.database);
+  const services = createServices(config, store, loadSecret(config.secret), options.clock ?? Date.now);
+  const core = options.core ?? createCore(config);
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const app = await buildApp(config, { services, core }, { logStream });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dir,
+    dbFile,
+    env,
+    config,
+    services,
+    app,
+    logs,
+    async createKey({ plan = 'standard', active = true, name = 'test key' } = {}) {
+      const result = await services.keys.create({ name, plan, active });
+      if (!result.ok) throw new Error(`createKey: ${result.problem}`);
+      return { id: result.value.id, key: result.value.key };
+    },
+    async close() {
+      await app.close();
+      await core.close?.();
+      await store.close();
+    },
+  };
+}
+
+export interface HttpResult {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
+  readonly json: any;
+}
+
+export async function http(
+  url: string,
+  init: { method?: string; key?: string; headers?: Record<string, string>; body?: unknown; raw?: string | Buffer } = {},
+): Promise<HttpResult> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
+  let body: string | Buffer | undefined = init.raw;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+export function chat(server: { url: string }, key: string, body: unknown, path = '/api/chat'): Promise<HttpResult> {
+  return http(`${server.url}${path}`, { key, body });
+}
