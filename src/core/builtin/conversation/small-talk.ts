@@ -1,0 +1,151 @@
+/**
+ * @module core/builtin/conversation/small-talk
+ * Recognises small talk in a tokenized message: greetings, how-are-you, thanks, goodbyes,
+ * "who are you", "what can you do", requests for help, and "what is my name".
+ *
+ * Phrases are token sequences found anywhere in the message; a phrase word of five or more
+ * letters also matches with one typo ("thnaks", "tschüs"). The tokens outside the phrases
+ * are returned as `rest`, so "Hallo, wie viele Anfragen habe ich?" is a greeting plus a
+ * question for the knowledge base.
+ */
+import { boundedEditDistance } from '../text/edit-distance.js';
+
+export type SmallTalkKind =
+  | 'greeting'
+  | 'wellbeing'
+  | 'thanks'
+  | 'goodbye'
+  | 'identity'
+  | 'capabilities'
+  | 'help'
+  | 'askName';
+
+export interface SmallTalk {
+  /** The kinds found, in the order of the message. */
+  readonly kinds: readonly SmallTalkKind[];
+  /** The tokens outside the recognised phrases. */
+  readonly rest: readonly string[];
+}
+
+const NAME = '{name}';
+
+const PHRASES: Readonly<Record<SmallTalkKind, string>> = {
+  greeting: `hallo | hallochen | hi | hey | heya | hiya | hello | moin | moin moin | servus | huhu
+    | gruss dich | gruss gott | gruezi | grussgott | guten tag | guten morgen | guten abend
+    | good morning | good afternoon | good evening | good day | greetings | howdy | ahoi`,
+  wellbeing: `wie geht es dir | wie geht is dir | wie geht is | wie gehts | wie geht es ihnen
+    | wie geht es | alles klar bei dir | how are you | how are you doing | how is it going
+    | how do you do | what is up | whats up`,
+  thanks: `danke | danke schon | dankeschon | danke sehr | vielen dank | besten dank
+    | herzlichen dank | tausend dank | vielen lieben dank | merci | thanks | thank you | thank u
+    | thx | ty | cheers | many thanks | much appreciated | appreciate it`,
+  goodbye: `tschuss | tschau | ciao | auf wiedersehen | auf wiederhoren | bis bald | bis dann
+    | bis spater | bis zum nachsten mal | mach is gut | machs gut | ade | adieu | bye | bye bye
+    | goodbye | good bye | see you | see you later | see ya | farewell | take care | gute nacht
+    | good night | schonen tag noch | have a nice day | cya`,
+  identity: `wer bist du | was bist du | wie heisst du | wer sind sie | was sind sie
+    | wie heissen sie | wie ist dein name | dein name | stell dich vor | stelle dich vor
+    | bist du ein bot | bist du ein mensch | bist du eine ki | bist du ein roboter
+    | who are you | what are you | what is your name | your name | introduce yourself
+    | are you a bot | are you human | are you a human | are you a person | are you an ai
+    | are you a robot | wer ist ${NAME} | was ist ${NAME} | who is ${NAME} | what is ${NAME}`,
+  capabilities: `was kannst du | was weisst du | wobei kannst du | wobei hilfst du
+    | was kann ich dich fragen | was kann ich fragen | welche themen | woruber weisst du
+    | was machst du | what can you do | what do you know | what can i ask | what topics
+    | which topics | what can you help | how can you help | what do you do`,
+  help: `hilfe | help | hilf mir | help me | ich brauche hilfe | i need help
+    | kannst du mir helfen | can you help me | wie funktioniert das | how does this work`,
+  askName: `wie heisse ich | wie ich heisse | wie heiss ich | wie ist mein name | mein name
+    | meinen namen | wer bin ich | what is my name | my name | who am i`,
+};
+
+interface Phrase {
+  readonly kind: SmallTalkKind;
+  readonly words: readonly string[];
+}
+
+export interface SmallTalkDetector {
+  detect(tokens: readonly string[]): SmallTalk;
+}
+
+const CACHE_LIMIT = 4096;
+
+/** Phrases by their first word, longest first ("danke schon" before "danke"). */
+function compile(nameTokens: readonly string[]): Map<string, Phrase[]> {
+  const byFirst = new Map<string, Phrase[]>();
+  for (const [kind, list] of Object.entries(PHRASES) as [SmallTalkKind, string][]) {
+    for (const text of list.split('|')) {
+      if (text.includes(NAME) && nameTokens.length === 0) continue;
+      const words = text.trim().split(/\s+/).flatMap((w) => (w === NAME ? nameTokens : [w]));
+      const first = words[0];
+      if (first === undefined) continue;
+      byFirst.set(first, [...(byFirst.get(first) ?? []), { kind, words }]);
+    }
+  }
+  for (const list of byFirst.values()) list.sort((a, b) => b.words.length - a.words.length);
+  return byFirst;
+}
+
+/**
+ * Maps a token to the phrase word it is (or is one typo away from, for words of five or
+ * more letters), or to itself. The cheap first-letters test rules out most candidates
+ * before the edit distance is computed.
+ */
+function createCanonicalizer(vocabulary: ReadonlySet<string>): (token: string) => string {
+  const words = [...vocabulary].filter((word) => word.length >= 5);
+  const cache = new Map<string, string>();
+  const nearest = (token: string): string => {
+    if (vocabulary.has(token) || token.length < 4) return token;
+    for (const word of words) {
+      if (Math.abs(word.length - token.length) > 1) continue;
+      const a0 = token[0];
+      const a1 = token[1];
+      if (a0 !== word[0] && a1 !== word[1] && a0 !== word[1] && a1 !== word[0]) continue;
+      if (boundedEditDistance(token, word, 1) <= 1) return word;
+    }
+    return token;
+  };
+  return (token) => {
+    let canonical = cache.get(token);
+    if (canonical === undefined) {
+      canonical = nearest(token);
+      if (cache.size >= CACHE_LIMIT) cache.clear();
+      cache.set(token, canonical);
+    }
+    return canonical;
+  };
+}
+
+/** `nameTokens`: the assistant's name, tokenized (for "what is plauder?"). */
+export function createSmallTalkDetector(nameTokens: readonly string[]): SmallTalkDetector {
+  const byFirst = compile(nameTokens);
+  const vocabulary = new Set([...byFirst.values()].flat().flatMap((phrase) => phrase.words));
+  const canonical = createCanonicalizer(vocabulary);
+  const matchAt = (words: readonly string[], at: number): Phrase | undefined =>
+    byFirst
+      .get(words[at] as string)
+      ?.find(
+        (phrase) =>
+          at + phrase.words.length <= words.length &&
+          phrase.words.every((word, i) => words[at + i] === word),
+      );
+  return {
+    detect(tokens) {
+      const words = tokens.map(canonical);
+      const kinds: SmallTalkKind[] = [];
+      const rest: string[] = [];
+      let at = 0;
+      while (at < words.length) {
+        const phrase = matchAt(words, at);
+        if (phrase === undefined) {
+          rest.push(tokens[at] as string);
+          at += 1;
+        } else {
+          if (!kinds.includes(phrase.kind)) kinds.push(phrase.kind);
+          at += phrase.words.length;
+        }
+      }
+      return { kinds, rest };
+    },
+  };
+}

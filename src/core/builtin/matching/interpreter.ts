@@ -1,0 +1,120 @@
+/**
+ * @module core/builtin/matching/interpreter
+ * Finds the knowledge entry a message asks about, taking the conversation into account.
+ *
+ * Follow-up resolution is general, not a list of special cases: a message may be read
+ * together with the query of the previous turn (its words carried over at `CARRY_WEIGHT`,
+ * so they can complete but not outweigh the new message). The combined reading is used
+ * - when the message opens like a follow-up ("und ...", "and ...", "what about ...") and
+ *   the combined reading is confident, or
+ * - when the message alone is not confident but the combined reading is, or
+ * - to break a tie between equally good entries for the message alone.
+ * The chosen entry must always match a word of the new message itself.
+ */
+import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import type { Match, Matcher, QueryUnit } from './matcher.js';
+import type { TermResolver } from './term-resolver.js';
+
+export interface Interpretation {
+  /** The query that was used (the message's own units, possibly plus carried-over ones). */
+  readonly units: readonly QueryUnit[];
+  /** The chosen entry, when its confidence reaches the threshold. */
+  readonly best: Match | undefined;
+  /** The scored entries of the chosen reading, best first (for "did you mean"). */
+  readonly candidates: readonly Match[];
+}
+
+export const CARRY_WEIGHT = 0.6;
+const MIN_CARRIED_WEIGHT = 0.2;
+const TIE = 1e-9;
+
+const CUES: ReadonlyArray<readonly string[]> = [
+  ['und'],
+  ['and'],
+  ['aber'],
+  ['but'],
+  ['auch'],
+  ['also'],
+  ['what', 'about'],
+  ['how', 'about'],
+  ['what', 'if'],
+  ['was', 'ist', 'mit'],
+  ['wie', 'ist', 'es', 'mit'],
+  ['wie', 'ist', 'das', 'mit'],
+  ['wie', 'sieht', 'es', 'mit'],
+  ['und', 'wenn'],
+  ['same', 'for'],
+  ['gilt', 'das', 'auch'],
+];
+
+/** Whether the message opens like a follow-up question. */
+export function opensLikeFollowUp(tokens: readonly string[]): boolean {
+  return CUES.some((cue) => cue.every((word, i) => tokens[i] === word));
+}
+
+export interface Interpreter {
+  /** The message's own query units (weight 1). */
+  unitsOf(tokens: readonly string[]): QueryUnit[];
+  interpret(tokens: readonly string[], previous: readonly QueryUnit[]): Interpretation;
+}
+
+function carryOver(own: readonly QueryUnit[], previous: readonly QueryUnit[]): QueryUnit[] {
+  const ownConcepts = new Set(own.flatMap((unit) => unit.concepts));
+  const carried = previous
+    .filter((unit) => unit.concepts.length > 0 && !unit.concepts.some((c) => ownConcepts.has(c)))
+    .map((unit) => ({ concepts: unit.concepts, weight: unit.weight * CARRY_WEIGHT }))
+    .filter((unit) => unit.weight >= MIN_CARRIED_WEIGHT);
+  return [...own, ...carried];
+}
+
+function matchesOwn(match: Match, own: readonly QueryUnit[]): boolean {
+  return own.some((unit) => unit.concepts.some((c) => match.entry.concepts.has(c)));
+}
+
+export function createInterpreter(
+  index: KnowledgeIndex,
+  resolver: TermResolver,
+  matcher: Matcher,
+  threshold: number,
+): Interpreter {
+  const unitsOf = (tokens: readonly string[]): QueryUnit[] => {
+    const units: QueryUnit[] = [];
+    for (const token of tokens) {
+      for (const concepts of resolver.resolve(token) ?? []) units.push({ concepts, weight: 1 });
+    }
+    return units;
+  };
+  const reading = (units: readonly QueryUnit[]): Interpretation => {
+    const candidates = matcher.score(units);
+    const top = candidates[0];
+    return { units, candidates, best: top && top.confidence >= threshold ? top : undefined };
+  };
+
+  return {
+    unitsOf,
+    interpret(tokens, previous) {
+      const own = unitsOf(tokens);
+      const alone = reading(own);
+      const hasOwnConcept = own.some((unit) => unit.concepts.length > 0);
+      if (previous.length === 0 || !hasOwnConcept) return alone;
+      const combined = reading(carryOver(own, previous));
+      const usable = combined.best !== undefined && matchesOwn(combined.best, own);
+      if (usable && (opensLikeFollowUp(tokens) || alone.best === undefined)) return combined;
+      if (alone.best === undefined) return alone;
+      return breakTie(alone, combined, index);
+    },
+  };
+}
+
+/** When several entries tie for the message alone, the earlier turn decides between them. */
+function breakTie(alone: Interpretation, combined: Interpretation, _index: KnowledgeIndex): Interpretation {
+  const top = alone.candidates[0];
+  if (top === undefined) return alone;
+  const tied = new Set(
+    alone.candidates.filter((c) => top.confidence - c.confidence < TIE).map((c) => c.entry.position),
+  );
+  if (tied.size < 2) return alone;
+  const pick = combined.candidates.find((c) => tied.has(c.entry.position));
+  const chosen = alone.candidates.find((c) => c.entry.position === pick?.entry.position);
+  return chosen === undefined ? alone : { ...alone, best: chosen };
+}

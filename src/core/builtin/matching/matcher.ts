@@ -1,0 +1,104 @@
+/**
+ * @module core/builtin/matching/matcher
+ * Scores knowledge entries against a query (a list of units, one per meaningful word).
+ *
+ * For an entry, `matched` is the sum over the query units it contains of
+ * `unit.weight × idf(concept)`; `total` is the same sum over all units, where a word the
+ * knowledge base does not know counts `UNKNOWN_WEIGHT`. Then
+ *
+ *   confidence = (matched / total) × min(1, matched / FULL_EVIDENCE)
+ *
+ * The first factor is how much of the question the entry explains, the second how much
+ * evidence there is at all (a single common word such as "plan" is weak evidence).
+ * An entry whose `requires:` groups are not all met scores 0. Ties are broken in favour of
+ * the more specific entry (the larger share of its own keywords matched).
+ */
+import type { IndexedEntry, KnowledgeIndex } from '../knowledge/knowledge-index.js';
+
+export interface QueryUnit {
+  /** The unit's concepts; empty for a word the knowledge base does not know. */
+  readonly concepts: readonly number[];
+  /** 1 for words of the message itself, less for words carried over from earlier turns. */
+  readonly weight: number;
+}
+
+export interface Match {
+  readonly entry: IndexedEntry;
+  readonly confidence: number;
+  /** `confidence` plus a small bonus for specificity; the sort key. */
+  readonly rank: number;
+}
+
+export const UNKNOWN_WEIGHT = 0.5;
+export const FULL_EVIDENCE = 0.9;
+const SPECIFICITY_BONUS = 0.02;
+
+export interface Matcher {
+  /** All entries with a positive confidence, best first. */
+  score(units: readonly QueryUnit[]): Match[];
+}
+
+function maxIdf(index: KnowledgeIndex, concepts: readonly number[]): number {
+  let best = 0;
+  for (const concept of concepts) best = Math.max(best, index.idf[concept] ?? 0);
+  return best;
+}
+
+export function createMatcher(index: KnowledgeIndex): Matcher {
+  const n = index.entries.length;
+  // Scratch arrays reused by every query: matching runs on every request.
+  const matched = new Float64Array(n);
+  const matchedIdf = new Float64Array(n);
+  const unitBest = new Float64Array(n);
+  const unitSeen = new Int32Array(n);
+  const present = new Int32Array(index.conceptCount);
+  let stamp = 0;
+
+  const requiresMet = (entry: IndexedEntry, mark: number) =>
+    entry.requires.every((group) => group.some((concept) => present[concept] === mark));
+
+  const addUnit = (unit: QueryUnit, mark: number, touched: number[]) => {
+    for (const concept of unit.concepts) {
+      const idf = index.idf[concept] ?? 0;
+      for (const position of index.postings[concept] ?? []) {
+        if (unitSeen[position] !== mark) {
+          unitSeen[position] = mark;
+          unitBest[position] = idf;
+          touched.push(position);
+        } else if (idf > (unitBest[position] as number)) unitBest[position] = idf;
+      }
+    }
+  };
+
+  return {
+    score(units) {
+      stamp += 1;
+      const queryMark = stamp;
+      matched.fill(0);
+      matchedIdf.fill(0);
+      let total = 0;
+      for (const unit of units) {
+        for (const concept of unit.concepts) present[concept] = queryMark;
+        const idf = unit.concepts.length === 0 ? UNKNOWN_WEIGHT : maxIdf(index, unit.concepts);
+        total += unit.weight * idf;
+        stamp += 1;
+        const touched: number[] = [];
+        addUnit(unit, stamp, touched);
+        for (const position of touched) {
+          matched[position] = (matched[position] as number) + unit.weight * (unitBest[position] as number);
+          matchedIdf[position] = (matchedIdf[position] as number) + (unitBest[position] as number);
+        }
+      }
+      const matches: Match[] = [];
+      if (total <= 0) return matches;
+      for (const entry of index.entries) {
+        const m = matched[entry.position] as number;
+        if (m <= 0 || !requiresMet(entry, queryMark)) continue;
+        const confidence = (m / total) * Math.min(1, m / FULL_EVIDENCE);
+        const specificity = (matchedIdf[entry.position] as number) / entry.totalIdf;
+        matches.push({ entry, confidence, rank: confidence + SPECIFICITY_BONUS * specificity });
+      }
+      return matches.sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
+    },
+  };
+}

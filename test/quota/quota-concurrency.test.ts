@@ -1,0 +1,65 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, startServerProcess } from '../helpers/processes.js';
+import { chat, startTestServer, type TestServer, tempDir } from '../helpers/test-server.js';
+
+const REQUESTS = 1200;
+const LIMIT = 1000;
+
+interface Tally {
+  replies: number;
+  quotaExceeded: number;
+  other: string[];
+}
+
+async function fire(urls: string[], key: string): Promise<Tally> {
+  const tally: Tally = { replies: 0, quotaExceeded: 0, other: [] };
+  await Promise.all(
+    Array.from({ length: REQUESTS }, async (_, i) => {
+      const res = await chat({ url: urls[i % urls.length] as string }, key, { message: `Frage ${i}` });
+      if (res.status === 200 && typeof res.json?.reply === 'string' && res.json.error === undefined) tally.replies++;
+      else if (res.status === 429 && res.json?.error?.code === 'quota_exceeded') tally.quotaExceeded++;
+      else tally.other.push(`${res.status} ${res.text.slice(0, 100)}`);
+    }),
+  );
+  return tally;
+}
+
+describe('the monthly quota under concurrency', () => {
+  const servers: TestServer[] = [];
+  const processes: ServerProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop()));
+    await Promise.all(servers.map((s) => s.close()));
+  });
+
+  it('gives exactly 1000 replies and 200 × 429 for 1200 concurrent requests on one process', async () => {
+    const server = await startTestServer({ env: { PLAUDER_CORE: 'placeholder' } });
+    servers.push(server);
+    const { id, key } = await server.createKey({ plan: 'standard' });
+
+    const tally = await fire([server.url], key);
+
+    expect(tally.other).toEqual([]);
+    expect(tally.replies).toBe(LIMIT);
+    expect(tally.quotaExceeded).toBe(REQUESTS - LIMIT);
+    expect(await server.services.usage.used(id, server.services.quota.monthOf(Date.now()).month)).toBe(LIMIT);
+  });
+
+  it('gives exactly 1000 replies and 200 × 429 across two processes on one SQLite file', async () => {
+    const dir = tempDir();
+    // The first server creates and migrates the file; the key is made through it.
+    const owner = await startTestServer({ dir, env: { PLAUDER_CORE: 'placeholder' } });
+    servers.push(owner);
+    const { id, key } = await owner.createKey({ plan: 'standard' });
+    const env = owner.env;
+    const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    processes.push(a as ServerProcess, b as ServerProcess);
+
+    const tally = await fire([(a as ServerProcess).url, (b as ServerProcess).url], key);
+
+    expect(tally.other).toEqual([]);
+    expect(tally.replies).toBe(LIMIT);
+    expect(tally.quotaExceeded).toBe(REQUESTS - LIMIT);
+    expect(await owner.services.usage.used(id, owner.services.quota.monthOf(Date.now()).month)).toBe(LIMIT);
+  });
+});
