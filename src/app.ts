@@ -33,6 +33,8 @@ export async function buildApp(config: Config, deps: AppDeps, options: BuildAppO
     // Nothing from the request is logged automatically; `onResponse` writes one safe line.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
+    // Session ids are up to 128 characters; longer path parameters get 414 from the router.
+    maxParamLength: 256,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();

@@ -90,34 +90,35 @@ async function replyWithRetries(
 
 /** Turns one attempt's result into a reply, a final failure or a retryable failure. */
 function judge(result: AttemptResult, where: string): Outcome {
-  if (!result.ok) {
-    const { failure } = result;
-    switch (failure.kind) {
-      case 'aborted':
-        return { kind: 'fail', error: abortError(failure.reason, `during ${where}`) };
-      case 'timeout': {
-        const message = `openai core: no complete reply within ${failure.afterMs}ms (${where})`;
-        return { kind: 'retry', error: new CoreError('core_timeout', message) };
-      }
-      case 'connection': {
-        const message = `openai core: connection to upstream failed: ${failure.code} (${where})`;
-        const error = new CoreError('core_unavailable', message, { cause: failure.cause });
-        return { kind: 'retry', error };
-      }
-      case 'too_large': {
-        const message = `openai core: reply larger than ${failure.limitBytes} bytes (${where})`;
-        return { kind: 'fail', error: new CoreError('core_unavailable', message) };
-      }
+  return result.ok ? judgeResponse(result.response, where) : judgeFailure(result.failure, where);
+}
+
+function judgeFailure(failure: AttemptFailure, where: string): Outcome {
+  switch (failure.kind) {
+    case 'aborted':
+      return { kind: 'fail', error: abortError(failure.reason, `during ${where}`) };
+    case 'timeout': {
+      const message = `openai core: no complete reply within ${failure.afterMs}ms (${where})`;
+      return { kind: 'retry', error: new CoreError('core_timeout', message) };
+    }
+    case 'connection': {
+      const message = `openai core: connection to upstream failed: ${failure.code} (${where})`;
+      const error = new CoreError('core_unavailable', message, { cause: failure.cause });
+      return { kind: 'retry', error };
+    }
+    case 'too_large': {
+      const message = `openai core: reply larger than ${failure.limitBytes} bytes (${where})`;
+      return { kind: 'fail', error: new CoreError('core_unavailable', message) };
     }
   }
-  const { status, headers, body } = result.response;
+}
+
+function judgeResponse({ status, headers, body }: UpstreamResponse, where: string): Outcome {
   if (status < 200 || status > 299) {
     const retryable = isRetryableStatus(status);
     const note = retryable ? '' : `, not retried${STATUS_HINTS[status] ?? ''}`;
-    const error = new CoreError(
-      'core_unavailable',
-      `openai core: upstream answered HTTP ${status} (${where}${note})`,
-    );
+    const message = `openai core: upstream answered HTTP ${status} (${where}${note})`;
+    const error = new CoreError('core_unavailable', message);
     if (!retryable) return { kind: 'fail', error };
     const retryAfterMs = parseRetryAfterMs(headers['retry-after']);
     return retryAfterMs === undefined

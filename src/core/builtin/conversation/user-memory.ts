@@ -31,7 +31,7 @@ const WEAK = new RegExp(
 
 /**
  * Words that follow "ich bin" / "I'm" without being a name. Stop words and words of the
- * knowledge base are excluded as well (see `createNameReader`).
+ * knowledge base are excluded as well.
  */
 const NOT_NAMES = new Set(
   `neu new hier here da there fertig done ready sorry fine good gut okay back zuruck
@@ -61,19 +61,25 @@ function isCapitalised(word: string): boolean {
   return first !== first.toLowerCase();
 }
 
-/** `isOrdinaryWord`: true for stop words and words of the knowledge base (folded). */
-export function createNameReader(isOrdinaryWord: (folded: string) => boolean): NameReader {
-  const usable = (word: string | undefined, mustBeCapitalised: boolean): word is string => {
+/** Both predicates get folded words (`fur`, not `für`). */
+export function createNameReader(
+  isStopWord: (folded: string) => boolean,
+  isVocabulary: (folded: string) => boolean,
+): NameReader {
+  /** Strong statements ("Ich heiße ...") only exclude stop words; weak ones much more. */
+  const usable = (word: string | undefined, strong: boolean): word is string => {
     if (word === undefined) return false;
     const folded = foldText(word);
-    if (isOrdinaryWord(folded) || NOT_NAMES.has(folded)) return false;
-    return !mustBeCapitalised || isCapitalised(word);
+    if (isStopWord(folded)) return false;
+    if (strong) return true;
+    return !isVocabulary(folded) && !NOT_NAMES.has(folded) && isCapitalised(word);
   };
 
   const fromMatch = (match: RegExpExecArray, strong: boolean): NameStatement | undefined => {
     const [first, second] = [match[1], match[2]];
-    if (!usable(first, !strong)) return undefined;
-    const words = usable(second, true) ? [first, second] : [first];
+    if (!usable(first, strong)) return undefined;
+    // A second word only when it looks like a surname: "Anna Schmidt", not "Anna und".
+    const words = usable(second, false) ? [first, second] : [first];
     const end = match.indices?.[words.length]?.[1] ?? match.index + match[0].length;
     return { name: displayName(words), start: match.index, end };
   };

@@ -11,7 +11,6 @@
  * - to break a tie between equally good entries for the message alone.
  * The chosen entry must always match a word of the new message itself.
  */
-import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import type { Match, Matcher, QueryUnit } from './matcher.js';
 import type { TermResolver } from './term-resolver.js';
 
@@ -72,7 +71,6 @@ function matchesOwn(match: Match, own: readonly QueryUnit[]): boolean {
 }
 
 export function createInterpreter(
-  index: KnowledgeIndex,
   resolver: TermResolver,
   matcher: Matcher,
   threshold: number,
@@ -101,13 +99,13 @@ export function createInterpreter(
       const usable = combined.best !== undefined && matchesOwn(combined.best, own);
       if (usable && (opensLikeFollowUp(tokens) || alone.best === undefined)) return combined;
       if (alone.best === undefined) return alone;
-      return breakTie(alone, combined, index);
+      return breakTie(alone, combined);
     },
   };
 }
 
 /** When several entries tie for the message alone, the earlier turn decides between them. */
-function breakTie(alone: Interpretation, combined: Interpretation, _index: KnowledgeIndex): Interpretation {
+function breakTie(alone: Interpretation, combined: Interpretation): Interpretation {
   const top = alone.candidates[0];
   if (top === undefined) return alone;
   const tied = new Set(

@@ -12,7 +12,7 @@ import { type QuotaState, rateLimitHeaders } from '../../../quota/quota-service.
 import type { AppDeps } from '../../../services.js';
 import { bearerSecurity, chatRequestSchema, chatResponseSchema, errorRef } from '../../schemas.js';
 import { type AuthenticatedKey, authenticate } from '../authenticate.js';
-import { parseChatRequest } from './chat-request.js';
+import { isJsonContentType, parseChatRequest } from './chat-request.js';
 import { runCore } from './run-core.js';
 import { SOFT_REPLIES } from './soft-replies.js';
 
@@ -35,10 +35,23 @@ export async function chatRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         },
         // The schema documents the body; the handler validates it, in the contract's order.
         validatorCompiler: () => () => true,
+        onRequest: judgeContentTypeLater,
       },
       (request, reply) => handleChat(deps, endpoint.language, request, reply),
     );
   }
+}
+
+/**
+ * Fastify answers a malformed Content-Type (`""`, `json`, `a, b`) with 415 before the
+ * handler runs, which would skip row 1 (a bad key gets 401 whatever the body) and row 4
+ * (a wrong content type is the soft error `body_invalid`). The handler only asks "JSON or
+ * not?", so the header is reduced to that answer, which Fastify always accepts.
+ */
+async function judgeContentTypeLater(request: FastifyRequest): Promise<void> {
+  const contentType = request.headers['content-type'];
+  if (contentType === undefined) return;
+  request.headers['content-type'] = isJsonContentType(contentType) ? 'application/json' : 'application/octet-stream';
 }
 
 async function handleChat(deps: AppDeps, language: Language, request: FastifyRequest, reply: FastifyReply) {

@@ -15,8 +15,9 @@ export async function runCore(
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      controller.abort();
+      // Settle the deadline before aborting, so the race reports the timeout, not the abort.
       reject(new CoreError('core_timeout', `core did not answer within ${timeoutMs} ms`));
+      controller.abort();
     }, timeoutMs);
   });
   try {

@@ -1,0 +1,57 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { generateKey, hashKey, isWellFormedKey, KEY_LENGTH, KEY_PREFIX } from '../../src/keys/key-format.js';
+
+describe('key format', () => {
+  it('is plauder_ + 38 base62 characters, within the contract’s alphabet and length', () => {
+    const keys = Array.from({ length: 200 }, generateKey);
+    for (const key of keys) {
+      expect(key).toMatch(/^plauder_[A-Za-z0-9]{38}$/);
+      expect(key.length).toBe(KEY_LENGTH);
+      expect(key.length).toBeLessThanOrEqual(100);
+      expect(isWellFormedKey(key)).toBe(true);
+    }
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('refuses every single-character typo through the checksum', () => {
+    const key = generateKey();
+    const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+    let refused = 0;
+    for (let i = KEY_PREFIX.length; i < key.length; i++) {
+      for (const c of alphabet) {
+        if (c === key[i]) continue;
+        const typo = key.slice(0, i) + c + key.slice(i + 1);
+        expect(isWellFormedKey(typo)).toBe(false);
+        refused++;
+      }
+    }
+    expect(refused).toBe(38 * 61);
+  });
+
+  it('refuses swapped neighbours, wrong prefixes, truncation and padding', () => {
+    const key = generateKey();
+    const i = 20;
+    const swapped = key.slice(0, i) + key[i + 1] + key[i] + key.slice(i + 2);
+    if (swapped !== key) expect(isWellFormedKey(swapped)).toBe(false);
+    expect(isWellFormedKey(`x${key.slice(1)}`)).toBe(false);
+    expect(isWellFormedKey(key.slice(0, -1))).toBe(false);
+    expect(isWellFormedKey(`${key}0`)).toBe(false);
+    expect(isWellFormedKey(` ${key}`)).toBe(false);
+  });
+
+  it('accepts no random string as a key', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 60 }), (s) => !isWellFormedKey(s)));
+    fc.assert(
+      fc.property(fc.stringMatching(/^plauder_[A-Za-z0-9]{38}$/), (s) => {
+        // A random candidate passes the checksum with probability ≈ 1/56.8e9.
+        expect(isWellFormedKey(s)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('hashes with SHA-256 hex', () => {
+    expect(hashKey('plauder_x')).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
