@@ -50,6 +50,7 @@ export async function buildApp(config: Config, deps: AppDeps, options: BuildAppO
   await app.register(swagger, openApiOptions());
   installErrorHandlers(app);
   installCommonHooks(app, metrics);
+  installDrainOnClose(app);
 
   await app.register(chatRoutes, deps);
   await app.register(sessionRoutes, deps);
@@ -92,6 +93,25 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics): void {
       'request',
     );
   });
+}
+
+/**
+ * `close()` waits for in-flight requests, but a keep-alive client would hold its
+ * connection open until the keep-alive timeout. While closing, every response says
+ * `Connection: close` and connections that fall idle are closed.
+ */
+function installDrainOnClose(app: FastifyInstance): void {
+  let closing = false;
+  let sweeper: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    closing = true;
+    sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
+    sweeper.unref();
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('onClose', async () => clearInterval(sweeper));
 }
 
 function openApiOptions() {

@@ -17,9 +17,11 @@ import { buildChatRequest, parseChatReply } from './chat-wire.js';
 import type { OpenAiCoreOptions } from './openai-config.js';
 import { isRetryableStatus, parseRetryAfterMs, retryDelayMs, sleep } from './retry-policy.js';
 import {
+  type AttemptFailure,
   type AttemptResult,
   createUpstreamClient,
   type UpstreamClient,
+  type UpstreamResponse,
 } from './upstream-client.js';
 
 export type { OpenAiCoreOptions } from './openai-config.js';
@@ -105,6 +107,10 @@ function judgeFailure(failure: AttemptFailure, where: string): Outcome {
       const message = `openai core: connection to upstream failed: ${failure.code} (${where})`;
       const error = new CoreError('core_unavailable', message, { cause: failure.cause });
       return { kind: 'retry', error };
+    }
+    case 'unsendable': {
+      const message = `openai core: the request could not be built: ${failure.code} (${where})`;
+      return { kind: 'fail', error: new CoreError('core_unavailable', message) };
     }
     case 'too_large': {
       const message = `openai core: reply larger than ${failure.limitBytes} bytes (${where})`;

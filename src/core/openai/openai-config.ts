@@ -68,7 +68,7 @@ export function readOpenAiCoreConfig(env: Env, problems: string[]): OpenAiCoreOp
     readDurationMs(name, read(name), fallback, min, problems);
   return Object.freeze({
     baseUrl: readBaseUrl(read('PLAUDER_OPENAI_BASE_URL'), problems),
-    apiKey: read('PLAUDER_OPENAI_API_KEY'),
+    apiKey: readApiKey(read('PLAUDER_OPENAI_API_KEY'), problems),
     model: model ?? '',
     systemPrompts: Object.freeze({
       de: read('PLAUDER_OPENAI_SYSTEM_PROMPT_DE') ?? DEFAULT_SYSTEM_PROMPTS.de,
@@ -117,6 +117,15 @@ function readBaseUrl(value: string | undefined, problems: string[]): string {
     return '';
   }
   return url.href;
+}
+
+function readApiKey(value: string | undefined, problems: string[]): string | undefined {
+  // It becomes an HTTP header value; the problem text must not quote the key.
+  if (value !== undefined && !/^[\x21-\x7e]+$/.test(value)) {
+    problems.push('PLAUDER_OPENAI_API_KEY may contain only visible ASCII characters, no spaces.');
+    return undefined;
+  }
+  return value;
 }
 
 interface NumberRule {

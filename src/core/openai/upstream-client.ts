@@ -28,7 +28,9 @@ export type AttemptFailure =
       readonly stale: boolean;
       readonly cause: unknown;
     }
-  | { readonly kind: 'too_large'; readonly limitBytes: number };
+  | { readonly kind: 'too_large'; readonly limitBytes: number }
+  /** Node refused to build the request (e.g. a header value with a newline): never retried. */
+  | { readonly kind: 'unsendable'; readonly code: string };
 
 export type AttemptResult =
   | { readonly ok: true; readonly response: UpstreamResponse }
@@ -92,7 +94,7 @@ interface SendParams {
 }
 
 function sendOnce(params: SendParams): Promise<AttemptResult> {
-  const { url, agent, body, signal, timeoutMs } = params;
+  const { body, signal, timeoutMs } = params;
   return new Promise((resolve) => {
     let settled = false;
     let gotResponse = false;
@@ -107,11 +109,9 @@ function sendOnce(params: SendParams): Promise<AttemptResult> {
     const fail = (failure: AttemptFailure) => finish({ ok: false, failure });
     const onAbort = () => fail({ kind: 'aborted', reason: signal.reason });
 
-    const req = params.request(url, {
-      method: 'POST',
-      agent,
-      headers: { ...params.headers, 'content-length': String(Buffer.byteLength(body)) },
-    });
+    const opened = openRequest(params);
+    if (!(opened instanceof http.ClientRequest)) return resolve({ ok: false, failure: opened });
+    const req = opened;
     const timer = setTimeout(() => fail({ kind: 'timeout', afterMs: timeoutMs }), timeoutMs);
     signal.addEventListener('abort', onAbort, { once: true });
 
@@ -136,6 +136,20 @@ function sendOnce(params: SendParams): Promise<AttemptResult> {
     if (signal.aborted) onAbort();
     else req.end(body);
   });
+}
+
+/** Builds the request; Node throws synchronously for e.g. a header value it cannot send. */
+function openRequest(params: SendParams): http.ClientRequest | AttemptFailure {
+  try {
+    return params.request(params.url, {
+      method: 'POST',
+      agent: params.agent,
+      headers: { ...params.headers, 'content-length': String(Buffer.byteLength(params.body)) },
+    });
+  } catch (error) {
+    // ERR_INVALID_CHAR and the like: Node's message names the header, never its value.
+    return { kind: 'unsendable', code: (error as NodeJS.ErrnoException).code ?? 'ERR_REQUEST' };
+  }
 }
 
 /** Collects the body up to `MAX_RESPONSE_BYTES`; reports the text or a failure exactly once. */

@@ -136,6 +136,13 @@ describe('readOpenAiCoreConfig', () => {
     expect(problems).toHaveLength(5);
   });
 
+  it('rejects an API key that cannot be an HTTP header value, without quoting it', () => {
+    const { problems } = read({ ...MINIMAL, PLAUDER_OPENAI_API_KEY: 'sk-abc def\u00e4' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('PLAUDER_OPENAI_API_KEY');
+    expect(problems[0]).not.toContain('sk-abc');
+  });
+
   it('never puts the API key into a problem', () => {
     const { problems } = read({
       PLAUDER_OPENAI_API_KEY: 'sk-very-secret',

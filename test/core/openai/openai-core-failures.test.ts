@@ -148,6 +148,14 @@ describe('openai core: retries', () => {
     expect(error.message).toContain('attempt 3 of 3');
     expect(performance.now() - started).toBeLessThan(2_000);
   });
+
+  it('fails at once, without the key, when Node refuses to build the request', async () => {
+    const error = await failure(open({ apiKey: 'sk-bad\nkey', maxRetries: 3 }).reply(ask()));
+    expect(error.code).toBe('core_unavailable');
+    expect(error.message).toContain('ERR_INVALID_CHAR');
+    expect(`${error.message} ${String(error.cause)}`).not.toContain('sk-bad');
+    expect(await requestCount()).toBe(0);
+  });
 });
 
 describe('openai core: abort via request.signal', () => {

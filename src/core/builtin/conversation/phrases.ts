@@ -35,7 +35,7 @@ const space = (name: string | undefined) => (name === undefined ? '' : ` ${name}
 
 const GERMAN: Phrases = {
   greeting: (name, topics) =>
-    `Hallo${space(name)}! Ich beantworte gern deine Fragen, zum Beispiel zu ${list(topics, 'und')}.`,
+    `Hallo${space(name)}! Ich beantworte gern deine Fragen, zum Beispiel zu diesen Themen: ${list(topics, 'und')}.`,
   greetingPrefix: (name) => `Hallo${space(name)}!`,
   wellbeing: () => 'Danke der Nachfrage, mir geht es gut! Wobei kann ich dir helfen?',
   thanks: (name) => `Gern geschehen${comma(name)}! Frag ruhig weiter, wenn noch etwas offen ist.`,
@@ -52,7 +52,7 @@ const GERMAN: Phrases = {
       ? 'Deinen Namen kenne ich noch nicht. Sag mir zum Beispiel „Ich heiße Anna“. Ich merke mir das nur innerhalb einer Session, also wenn du eine sessionId mitschickst.'
       : `Du heißt ${name}.`,
   introduced: (name) => `Freut mich, ${name}!`,
-  howCanIHelp: (topics) => `Wie kann ich dir helfen? Frag mich zum Beispiel zu ${list(topics, 'oder')}.`,
+  howCanIHelp: (topics) => `Wie kann ich dir helfen? Ich kenne mich zum Beispiel hiermit aus: ${list(topics, 'und')}.`,
   unknown: (suggestions, topics) => {
     const guess = suggestions.length > 0 ? ` Meintest du vielleicht: ${list(suggestions, 'oder')}?` : '';
     return `Das weiß ich leider nicht.${guess} Ich kann dir Fragen zu diesen Themen beantworten: ${list(topics, 'und')}.`;
@@ -61,7 +61,7 @@ const GERMAN: Phrases = {
 
 const ENGLISH: Phrases = {
   greeting: (name, topics) =>
-    `Hello${space(name)}! I'm happy to answer your questions, for example about ${list(topics, 'and')}.`,
+    `Hello${space(name)}! I'm happy to answer your questions, for example on these topics: ${list(topics, 'and')}.`,
   greetingPrefix: (name) => `Hello${space(name)}!`,
   wellbeing: () => "I'm doing well, thanks for asking! What can I help you with?",
   thanks: (name) => `You're welcome${comma(name)}! Feel free to ask if anything else is unclear.`,
@@ -77,7 +77,7 @@ const ENGLISH: Phrases = {
       ? `I don't know your name yet. Tell me, for example, "My name is Anna". I only remember it within a session, that is when you send a sessionId.`
       : `Your name is ${name}.`,
   introduced: (name) => `Nice to meet you, ${name}!`,
-  howCanIHelp: (topics) => `How can I help you? Ask me, for example, about ${list(topics, 'or')}.`,
+  howCanIHelp: (topics) => `How can I help you? I know about these topics, for example: ${list(topics, 'and')}.`,
   unknown: (suggestions, topics) => {
     const guess = suggestions.length > 0 ? ` Did you mean ${list(suggestions, 'or')}?` : '';
     return `Sorry, I don't know that.${guess} I can answer questions about these topics: ${list(topics, 'and')}.`;

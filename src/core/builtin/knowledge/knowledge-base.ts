@@ -62,6 +62,8 @@ interface RawField {
   readonly name: string;
   readonly line: number;
   value: string;
+  /** Where each continuation line starts in `value`, so list items keep their own line. */
+  readonly lineStarts: Array<{ readonly offset: number; readonly line: number }>;
 }
 
 interface RawSection {
@@ -82,6 +84,7 @@ function splitSections(text: string, source: string): RawSection[] {
     const last = section.fields.at(-1);
     if (INDENTED.test(raw)) {
       if (last === undefined) throw new KnowledgeBaseError(source, line, 'indented line continues no field');
+      last.lineStarts.push({ offset: last.value.length + 1, line });
       last.value = `${last.value} ${trimmed}`;
       return;
     }
@@ -93,7 +96,8 @@ function splitSections(text: string, source: string): RawSection[] {
     }
     const field = FIELD.exec(trimmed);
     if (!field) throw new KnowledgeBaseError(source, line, `expected "field: value" or "[entry-id]", got "${clip(trimmed)}"`);
-    section.fields.push({ name: (field[1] ?? '').toLowerCase(), line, value: (field[2] ?? '').trim() });
+    const value = (field[2] ?? '').trim();
+    section.fields.push({ name: (field[1] ?? '').toLowerCase(), line, value, lineStarts: [] });
   });
   return sections;
 }
@@ -102,13 +106,25 @@ function clip(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
+function lineAt(field: RawField, offset: number): number {
+  let line = field.line;
+  for (const start of field.lineStarts) if (start.offset <= offset) line = start.line;
+  return line;
+}
+
 function splitList(field: RawField, source: string): Located[] {
-  const items = field.value.split(',').map((item) => item.trim());
-  if (items.at(-1) === '' && items.length > 1) items.pop();
-  if (items.some((item) => item === '')) {
-    throw new KnowledgeBaseError(source, field.line, `empty item in "${field.name}:" (two commas in a row?)`);
+  const items: Located[] = [];
+  let offset = 0;
+  for (const raw of field.value.split(',')) {
+    const text = raw.trim();
+    const line = lineAt(field, offset + raw.length - raw.trimStart().length);
+    offset += raw.length + 1;
+    if (text !== '') items.push({ text, line });
+    else if (offset <= field.value.length) {
+      throw new KnowledgeBaseError(source, line, `empty item in "${field.name}:" (two commas in a row?)`);
+    }
   }
-  return items.map((text) => ({ text, line: field.line }));
+  return items;
 }
 
 /** Checks field names, duplicates and empty values; returns the fields by name. */

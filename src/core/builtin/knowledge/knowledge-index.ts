@@ -25,8 +25,6 @@ export interface IndexedEntry {
   readonly concepts: ReadonlySet<number>;
   /** Each group lists concepts of which at least one must occur in the question. */
   readonly requires: ReadonlyArray<readonly number[]>;
-  /** Sum of the IDF of all its concepts: used to prefer the more specific entry. */
-  readonly totalIdf: number;
 }
 
 export interface KnowledgeIndex {
@@ -98,8 +96,9 @@ interface EntryWords {
 function collectWords(base: KnowledgeBase, ignored: ReadonlySet<string>): EntryWords[] {
   const { source } = base;
   return base.entries.map((entry) => {
+    // A hyphenated or multi-word item ("retry-after") offers each of its words.
     const requires = entry.requires.map((group) =>
-      group.map((item) => singleWord(item, ignored, source, 'required word')),
+      group.flatMap((item) => wordsOf(item, ignored, source, 'required word')),
     );
     const keywords = entry.keywords.flatMap((item) => wordsOf(item, ignored, source, 'keyword'));
     const topicWords = [entry.topic.de, entry.topic.en].flatMap((topic) =>
@@ -165,10 +164,8 @@ export function buildKnowledgeIndex(base: KnowledgeBase): KnowledgeIndex {
   });
   const entries = base.entries.map((entry, position): IndexedEntry => {
     const concepts = conceptSets[position] ?? new Set<number>();
-    let totalIdf = 0;
-    for (const concept of concepts) totalIdf += idf[concept] ?? 0;
     const requires = (entryWords[position]?.requires ?? []).map((group) => group.map(conceptOf));
-    return { entry, position, concepts, requires, totalIdf };
+    return { entry, position, concepts, requires };
   });
   const byId = new Map(entries.map((indexed) => [indexed.entry.id, indexed]));
   const offer = base.offer.flatMap((item) => byId.get(item.text) ?? []);

@@ -10,8 +10,10 @@
  *
  * The first factor is how much of the question the entry explains, the second how much
  * evidence there is at all (a single common word such as "plan" is weak evidence).
- * An entry whose `requires:` groups are not all met scores 0. Ties are broken in favour of
- * the more specific entry (the larger share of its own keywords matched).
+ * An entry whose `requires:` groups are not all met scores 0. An entry whose `requires:`
+ * are met is a specific sub-topic and gets a small bonus over general entries ("Plus
+ * limit" → the Plus entry, not the general limits entry); remaining ties go to the entry
+ * that comes first in the file.
  */
 import type { IndexedEntry, KnowledgeIndex } from '../knowledge/knowledge-index.js';
 
@@ -25,13 +27,13 @@ export interface QueryUnit {
 export interface Match {
   readonly entry: IndexedEntry;
   readonly confidence: number;
-  /** `confidence` plus a small bonus for specificity; the sort key. */
+  /** `confidence` plus the bonus for a met `requires:`; the sort key. */
   readonly rank: number;
 }
 
 export const UNKNOWN_WEIGHT = 0.5;
 export const FULL_EVIDENCE = 0.9;
-const SPECIFICITY_BONUS = 0.02;
+const SPECIFIC_BONUS = 0.01;
 
 export interface Matcher {
   /** All entries with a positive confidence, best first. */
@@ -48,7 +50,6 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   const n = index.entries.length;
   // Scratch arrays reused by every query: matching runs on every request.
   const matched = new Float64Array(n);
-  const matchedIdf = new Float64Array(n);
   const unitBest = new Float64Array(n);
   const unitSeen = new Int32Array(n);
   const present = new Int32Array(index.conceptCount);
@@ -75,7 +76,6 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       stamp += 1;
       const queryMark = stamp;
       matched.fill(0);
-      matchedIdf.fill(0);
       let total = 0;
       for (const unit of units) {
         for (const concept of unit.concepts) present[concept] = queryMark;
@@ -86,7 +86,6 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         addUnit(unit, stamp, touched);
         for (const position of touched) {
           matched[position] = (matched[position] as number) + unit.weight * (unitBest[position] as number);
-          matchedIdf[position] = (matchedIdf[position] as number) + (unitBest[position] as number);
         }
       }
       const matches: Match[] = [];
@@ -95,8 +94,8 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         const m = matched[entry.position] as number;
         if (m <= 0 || !requiresMet(entry, queryMark)) continue;
         const confidence = (m / total) * Math.min(1, m / FULL_EVIDENCE);
-        const specificity = (matchedIdf[entry.position] as number) / entry.totalIdf;
-        matches.push({ entry, confidence, rank: confidence + SPECIFICITY_BONUS * specificity });
+        const bonus = entry.requires.length > 0 ? SPECIFIC_BONUS : 0;
+        matches.push({ entry, confidence, rank: confidence + bonus });
       }
       return matches.sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
     },

@@ -7,8 +7,8 @@
  */
 
 const GERMAN = `
-aber alle allem allen aller alles als also am an andere anderem anderen anderer anderes
-auch auf aus bei beim beide beiden bin bis bist bitte bzw da dabei dadurch dafur dagegen
+aber alle allem allen aller alles als also am an
+auch auf aus bei beim bin bis bist bitte bzw da dabei dadurch dafur dagegen
 daher dahin damit danach dann daran darauf daraus darf darfst darin daruber darum darunter
 das dass davon dazu dein deine deinem deinen deiner deines dem den denn der deren des dessen
 dich die dies diese diesem diesen dieser dieses dir doch dort du durch eben eigentlich ein
@@ -28,11 +28,11 @@ funktionieren
 `;
 
 const ENGLISH = `
-a about above after again against all am an and any are as at be because been before being
+a about above after against all am an and any are as at be because been before being
 below between both but by can cannot could did do does doing done down during each either
 few for from further had has have having he her here hers herself him himself his how i if
 in into is it its itself just let me might must my myself no nor not of off on once only or
-other others ought our ours ourselves out over own same shall she should so some such than
+ought our ours ourselves out over own same shall she should so some such than
 that the their theirs them themselves then there these they this those through to too under
 until up very was we were what when where which while who whom why will with would you your
 yours yourself yourselves please also actually really exactly maybe mean means meaning tell

@@ -2,14 +2,17 @@
  * @module core/builtin/text/tokenize
  * Turns text into comparable tokens: lower case, accents and umlauts folded (`ä` → `a`,
  * `ß` → `ss`), English contractions expanded, digit groups joined (`1.000` → `1000`),
- * everything else that is not a letter or digit is a separator (so `Plus-Plan` and
- * `message_missing` become two tokens each).
+ * everything else that is not a letter, digit or underscore is a separator (so
+ * `Plus-Plan` becomes two tokens, `message_missing` stays one).
  */
 
 const MARKS = /\p{M}+/gu;
 const QUOTES = /[’‘`´]/g;
 const DIGIT_GROUPS = /(\d)[.,'’](?=\d{3}(?!\d))/g;
-const WORDS = /[a-z0-9]+(?:'[a-z]+)?/g;
+// Underscores stay inside tokens: identifiers such as `message_missing` or
+// `PLAUDER_SESSION_TTL` are matched as a whole, not as their parts.
+const WORDS = /[a-z0-9_]+(?:'[a-z]+)?/g;
+const ONLY_UNDERSCORES = /^_+$/;
 
 const CONTRACTIONS: ReadonlyMap<string, readonly string[]> = new Map([
   ["can't", ['can', 'not']],
@@ -66,6 +69,7 @@ function pushExpanded(word: string, out: string[]): void {
 export function tokenize(text: string, limit = 120): string[] {
   const out: string[] = [];
   for (const match of foldText(text).matchAll(WORDS)) {
+    if (ONLY_UNDERSCORES.test(match[0])) continue;
     pushExpanded(match[0], out);
     if (out.length >= limit) break;
   }
