@@ -27,7 +27,11 @@ export interface BuildAppOptions {
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export const APP_VERSION = '0.1.0';
 
-export async function buildApp(config: Config, deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(
+  config: Config,
+  deps: AppDeps,
+  options: BuildAppOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config, options),
     // Nothing from the request is logged automatically; `onResponse` writes one safe line.
@@ -37,7 +41,9 @@ export async function buildApp(config: Config, deps: AppDeps, options: BuildAppO
     maxParamLength: 256,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming)
+        ? incoming
+        : randomUUID();
     },
   });
   const metrics = createMetrics();
@@ -80,7 +86,8 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics): void {
     metrics.requests.inc({ route, method: request.method, status });
     metrics.duration.observe({ route }, reply.elapsedTime / 1000);
     const outcome = request.chatOutcome ?? request.errorCode;
-    if (route.startsWith('/api/chat')) metrics.chatOutcomes.inc({ endpoint: route, outcome: outcome ?? 'unknown' });
+    if (route.startsWith('/api/chat'))
+      metrics.chatOutcomes.inc({ endpoint: route, outcome: outcome ?? 'unknown' });
     request.log.info(
       {
         method: request.method,
@@ -126,10 +133,17 @@ function openApiOptions() {
       },
       components: {
         securitySchemes: {
-          bearerKey: { type: 'http' as const, scheme: 'bearer', description: 'An API key: plauder_...' },
+          bearerKey: {
+            type: 'http' as const,
+            scheme: 'bearer',
+            description: 'An API key: plauder_...',
+          },
         },
       },
     },
-    refResolver: { buildLocalReference: (json: { $id?: unknown }, _base: unknown, _frag: unknown, i: number) => String(json.$id ?? `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json: { $id?: unknown }, _base: unknown, _frag: unknown, i: number) =>
+        String(json.$id ?? `def-${i}`),
+    },
   };
 }

@@ -13,7 +13,10 @@ import { createTurnSealer } from './sessions/turn-sealer.js';
 import type { Store } from './storage/create-database.js';
 import { createKeysRepository } from './storage/repositories/keys-repository.js';
 import { createSessionsRepository } from './storage/repositories/sessions-repository.js';
-import { createUsageRepository, type UsageRepository } from './storage/repositories/usage-repository.js';
+import {
+  createUsageRepository,
+  type UsageRepository,
+} from './storage/repositories/usage-repository.js';
 
 export interface Services {
   readonly config: Config;
@@ -25,7 +28,12 @@ export interface Services {
   readonly store: Store;
 }
 
-export function createServices(config: Config, store: Store, secret: Buffer, clock: Clock): Services {
+export function createServices(
+  config: Config,
+  store: Store,
+  secret: Buffer,
+  clock: Clock,
+): Services {
   const usage = createUsageRepository(store.db);
   return {
     config,

@@ -23,7 +23,10 @@ export class CliError extends Error {
   }
 }
 
-export async function withServices<T>(env: NodeJS.ProcessEnv, run: (services: Services) => Promise<T>): Promise<T> {
+export async function withServices<T>(
+  env: NodeJS.ProcessEnv,
+  run: (services: Services) => Promise<T>,
+): Promise<T> {
   const config: Config = loadConfig(env);
   const store = await createStore(config.database);
   try {

@@ -8,12 +8,23 @@ import { formatTable } from './format-table.js';
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 
-export async function usageCommand(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<void> {
+export async function usageCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  io: CliIo,
+): Promise<void> {
   let values: { month?: string; json?: boolean };
   try {
-    ({ values } = parseArgs({ args, options: { month: { type: 'string' }, json: { type: 'boolean' } }, strict: true }));
+    ({ values } = parseArgs({
+      args,
+      options: { month: { type: 'string' }, json: { type: 'boolean' } },
+      strict: true,
+    }));
   } catch (error) {
-    throw new CliError(`${(error as Error).message}\nusage: plauder usage [--month YYYY-MM] [--json]`, 2);
+    throw new CliError(
+      `${(error as Error).message}\nusage: plauder usage [--month YYYY-MM] [--json]`,
+      2,
+    );
   }
   if (values.month !== undefined && !MONTH.test(values.month)) {
     throw new CliError(`--month: expected YYYY-MM, got "${values.month}"`, 2);
@@ -31,7 +42,12 @@ export async function usageCommand(args: string[], env: NodeJS.ProcessEnv, io: C
     const total = keys.reduce((sum, k) => sum + k.used, 0);
     if (values.json) return io.out(JSON.stringify({ month, total, keys }));
     io.out(`Usage in ${month} (${services.config.quotaTimeZone}):`);
-    io.out(formatTable(['ID', 'NAME', 'PLAN', 'USED', 'LIMIT'], keys.map((k) => [k.id, k.name, k.plan, String(k.used), String(k.limit ?? '?')])));
+    io.out(
+      formatTable(
+        ['ID', 'NAME', 'PLAN', 'USED', 'LIMIT'],
+        keys.map((k) => [k.id, k.name, k.plan, String(k.used), String(k.limit ?? '?')]),
+      ),
+    );
     io.out(`Total: ${total}`);
   });
 }

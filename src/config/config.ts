@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { parseDuration } from '../util/duration.js';
-import { parsePlans, type Plans } from './plans.js';
+import { type Plans, parsePlans } from './plans.js';
 
 export type CoreKind = 'builtin' | 'openai' | 'placeholder';
 

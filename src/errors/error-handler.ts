@@ -12,10 +12,16 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.statusCode >= 500) {
-      request.log.error({ err: safeError(apiError.cause ?? error), code: apiError.code }, 'request failed');
+      request.log.error(
+        { err: safeError(apiError.cause ?? error), code: apiError.code },
+        'request failed',
+      );
     }
     request.errorCode = apiError.code;
-    return reply.code(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError.code, request.id));
+    return reply
+      .code(apiError.statusCode)
+      .headers(apiError.headers)
+      .send(errorBody(apiError.code, request.id));
   });
 
   app.setNotFoundHandler((request, reply) => {

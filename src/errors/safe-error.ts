@@ -6,7 +6,13 @@
  */
 import { ApiError } from './api-error.js';
 
-const TRUSTED_MESSAGES = new Set(['ApiError', 'CoreError', 'SqliteError', 'ConfigError', 'KnowledgeBaseError']);
+const TRUSTED_MESSAGES = new Set([
+  'ApiError',
+  'CoreError',
+  'SqliteError',
+  'ConfigError',
+  'KnowledgeBaseError',
+]);
 
 export interface SafeError {
   type: string;

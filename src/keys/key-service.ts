@@ -6,7 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Plans } from '../config/plans.js';
 import type { Clock } from '../quota/month-window.js';
-import type { KeyAuthRecord, KeyPatch, KeyRecord, KeysRepository } from '../storage/repositories/keys-repository.js';
+import type {
+  KeyAuthRecord,
+  KeyPatch,
+  KeyRecord,
+  KeysRepository,
+} from '../storage/repositories/keys-repository.js';
 import { displayPrefix, generateKey, hashKey, isWellFormedKey } from './key-format.js';
 
 export interface IssuedKey {
@@ -18,7 +23,9 @@ export interface IssuedKey {
   readonly active: boolean;
 }
 
-export type KeyResult<T> = { ok: true; value: T } | { ok: false; problem: 'not_found' | 'unknown_plan' | 'invalid_name' };
+export type KeyResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; problem: 'not_found' | 'unknown_plan' | 'invalid_name' };
 
 export interface KeyService {
   create(input: { name: string; plan: string; active?: boolean }): Promise<KeyResult<IssuedKey>>;
@@ -47,7 +54,10 @@ export function createKeyService(keys: KeysRepository, plans: Plans, clock: Cloc
       if (!isValidName(name)) return { ok: false, problem: 'invalid_name' };
       const key = generateKey();
       const id = newKeyId();
-      await keys.create({ id, name, plan, active, hash: hashKey(key), displayPrefix: displayPrefix(key) }, clock());
+      await keys.create(
+        { id, name, plan, active, hash: hashKey(key), displayPrefix: displayPrefix(key) },
+        clock(),
+      );
       return { ok: true, value: { id, key, name, plan, active } };
     },
 
@@ -62,8 +72,10 @@ export function createKeyService(keys: KeysRepository, plans: Plans, clock: Cloc
     list: () => keys.list(),
 
     async update(id, patch) {
-      if (patch.plan !== undefined && !plans.has(patch.plan)) return { ok: false, problem: 'unknown_plan' };
-      if (patch.name !== undefined && !isValidName(patch.name)) return { ok: false, problem: 'invalid_name' };
+      if (patch.plan !== undefined && !plans.has(patch.plan))
+        return { ok: false, problem: 'unknown_plan' };
+      if (patch.name !== undefined && !isValidName(patch.name))
+        return { ok: false, problem: 'invalid_name' };
       if (!(await keys.update(id, patch, clock()))) return { ok: false, problem: 'not_found' };
       return found(id);
     },
@@ -72,9 +84,17 @@ export function createKeyService(keys: KeysRepository, plans: Plans, clock: Cloc
       const record = await keys.get(id);
       if (!record || record.revokedAt !== null) return { ok: false, problem: 'not_found' };
       const key = generateKey();
-      const rotated = await keys.rotate(id, { hash: hashKey(key), displayPrefix: displayPrefix(key) }, graceMs, clock());
+      const rotated = await keys.rotate(
+        id,
+        { hash: hashKey(key), displayPrefix: displayPrefix(key) },
+        graceMs,
+        clock(),
+      );
       if (!rotated) return { ok: false, problem: 'not_found' };
-      return { ok: true, value: { id, key, name: record.name, plan: record.plan, active: record.active } };
+      return {
+        ok: true,
+        value: { id, key, name: record.name, plan: record.plan, active: record.active },
+      };
     },
 
     async revoke(id) {

@@ -39,7 +39,14 @@ export function createMonthWindows(timeZone: string): MonthWindows {
     for (const p of format.formatToParts(ms)) {
       if (p.type !== 'literal') parts[p.type] = Number(p.value);
     }
-    return [parts.year ?? 0, parts.month ?? 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0];
+    return [
+      parts.year ?? 0,
+      parts.month ?? 1,
+      parts.day ?? 1,
+      parts.hour ?? 0,
+      parts.minute ?? 0,
+      parts.second ?? 0,
+    ];
   }
 
   /** Offset of the zone from UTC at `ms`, in ms (Berlin in winter: +3 600 000). */
@@ -62,7 +69,11 @@ export function createMonthWindows(timeZone: string): MonthWindows {
     const [year = 0, month = 1] = localParts(nowMs);
     const startMs = startOfMonth(year, month);
     const endMs = startOfMonth(year, month + 1);
-    return { month: `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}`, startMs, endMs };
+    return {
+      month: `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}`,
+      startMs,
+      endMs,
+    };
   }
 
   return {

@@ -32,7 +32,8 @@ export const chatRequestSchema = {
     sessionId: {
       type: 'string',
       pattern: '^[A-Za-z0-9._:@-]{1,128}$',
-      description: 'Enables memory; requests with the same value (under the same key) form one conversation.',
+      description:
+        'Enables memory; requests with the same value (under the same key) form one conversation.',
     },
   },
 } as const;
@@ -40,7 +41,8 @@ export const chatRequestSchema = {
 export const chatResponseSchema = {
   type: 'object',
   required: ['reply'],
-  description: 'A reply, or a soft error: `reply` is then a friendly sentence and `error` says why.',
+  description:
+    'A reply, or a soft error: `reply` is then a friendly sentence and `error` says why.',
   properties: {
     reply: { type: 'string' },
     error: {

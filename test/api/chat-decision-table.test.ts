@@ -11,7 +11,9 @@ let key: string;
 let keyId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { PLAUDER_CORE: 'placeholder', PLAUDER_PLANS: 'standard=1000,plus=5000,tiny=2' } });
+  server = await startTestServer({
+    env: { PLAUDER_CORE: 'placeholder', PLAUDER_PLANS: 'standard=1000,plus=5000,tiny=2' },
+  });
   ({ key, id: keyId } = await server.createKey());
 });
 afterAll(() => server.close());
@@ -33,7 +35,9 @@ function expectRateLimitHeaders(res: HttpResult, limit: number, remaining: numbe
   expect(res.headers.get('x-ratelimit-remaining')).toBe(String(remaining));
   expect(resetAt).toBeGreaterThan(now);
   expect(resetAt).toBeLessThanOrEqual(now + 31 * 86_400 + 1);
-  expect(res.headers.get('ratelimit-policy')).toMatch(new RegExp(`^"monthly";q=${limit};w=(2419200|2505600|2592000|2678400)$`));
+  expect(res.headers.get('ratelimit-policy')).toMatch(
+    new RegExp(`^"monthly";q=${limit};w=(2419200|2505600|2592000|2678400)$`),
+  );
   const t = Number(/;t=(\d+)$/.exec(res.headers.get('ratelimit') ?? '')?.[1]);
   expect(res.headers.get('ratelimit')).toBe(`"monthly";r=${remaining};t=${t}`);
   expect(Math.abs(t - (resetAt - now))).toBeLessThanOrEqual(2);
@@ -42,16 +46,23 @@ function expectRateLimitHeaders(res: HttpResult, limit: number, remaining: numbe
 function expectErrorBody(res: HttpResult, status: number, code: string): void {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.json).toEqual({ error: { code, message: expect.any(String), requestId: res.headers.get('x-request-id') } });
+  expect(res.json).toEqual({
+    error: { code, message: expect.any(String), requestId: res.headers.get('x-request-id') },
+  });
   expect(res.json.error.message.length).toBeGreaterThan(0);
 }
 
 function expectSoftError(res: HttpResult, code: string, language: 'de' | 'en'): void {
   expect(res.status).toBe(200);
-  expect(res.json).toEqual({ reply: expect.any(String), error: { code, message: expect.any(String) } });
+  expect(res.json).toEqual({
+    reply: expect.any(String),
+    error: { code, message: expect.any(String) },
+  });
   expect(res.json.reply.length).toBeGreaterThan(0);
   // The reply speaks the endpoint's language; error.message is English.
-  expect(res.json.reply).toMatch(language === 'de' ? /\b(du|dein|deine|die|ich|ist|bitte)\b/i : /\b(you|your|the|is|please)\b/i);
+  expect(res.json.reply).toMatch(
+    language === 'de' ? /\b(du|dein|deine|die|ich|ist|bitte)\b/i : /\b(you|your|the|is|please)\b/i,
+  );
 }
 
 describe.each(ENDPOINTS)('POST $path', ({ path, language }) => {
@@ -63,13 +74,22 @@ describe.each(ENDPOINTS)('POST $path', ({ path, language }) => {
       ['the scheme is not Bearer', () => ({ authorization: `Basic ${key}` })],
       ['the bearer token is empty', () => ({ authorization: 'Bearer ' })],
       ['the key is truncated', () => ({ authorization: `Bearer ${key.slice(0, -1)}` })],
-      ['the checksum does not match', () => ({ authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}` })],
-      ['the key is well-formed but unknown', () => ({ authorization: 'Bearer plauder_00000000000000000000000000000000000000' })],
+      [
+        'the checksum does not match',
+        () => ({ authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}` }),
+      ],
+      [
+        'the key is well-formed but unknown',
+        () => ({ authorization: 'Bearer plauder_00000000000000000000000000000000000000' }),
+      ],
       ['the header carries two tokens', () => ({ authorization: `Bearer ${key} ${key}` })],
     ];
     it.each(cases)('when %s', async (_name, headers) => {
       const before = await used();
-      const res = await http(url(), { headers: { ...headers(), 'content-type': 'application/json' }, raw: '{"message":"Hallo"}' });
+      const res = await http(url(), {
+        headers: { ...headers(), 'content-type': 'application/json' },
+        raw: '{"message":"Hallo"}',
+      });
       expectErrorBody(res, 401, 'invalid_api_key');
       expectCommonHeaders(res);
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="plauder"');
@@ -85,7 +105,10 @@ describe.each(ENDPOINTS)('POST $path', ({ path, language }) => {
     });
 
     it('accepts the scheme case-insensitively', async () => {
-      const res = await http(url(), { headers: { authorization: `bearer ${key}` }, body: { message: 'Hallo' } });
+      const res = await http(url(), {
+        headers: { authorization: `bearer ${key}` },
+        body: { message: 'Hallo' },
+      });
       expect(res.status).toBe(200);
     });
   });
@@ -101,7 +124,10 @@ describe.each(ENDPOINTS)('POST $path', ({ path, language }) => {
 
   it('row 3: 429 quota_exceeded with Retry-After, before body checks, not counted', async () => {
     const tiny = await server.createKey({ plan: 'tiny' });
-    for (let i = 0; i < 2; i++) expect((await http(url(), { key: tiny.key, body: { message: 'Hi' } })).json.reply).toBeTruthy();
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await http(url(), { key: tiny.key, body: { message: 'Hi' } })).json.reply,
+      ).toBeTruthy();
     for (const init of [{ body: { message: 'Hi' } }, { raw: 'not json' }, { body: {} }]) {
       const res = await http(url(), { key: tiny.key, ...init });
       expectErrorBody(res, 429, 'quota_exceeded');
@@ -109,22 +135,49 @@ describe.each(ENDPOINTS)('POST $path', ({ path, language }) => {
       expectRateLimitHeaders(res, 2, 0);
       const retryAfter = Number(res.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(0);
-      expect(Math.abs(retryAfter - (Number(res.headers.get('x-ratelimit-reset')) - Date.now() / 1000))).toBeLessThanOrEqual(2);
+      expect(
+        Math.abs(retryAfter - (Number(res.headers.get('x-ratelimit-reset')) - Date.now() / 1000)),
+      ).toBeLessThanOrEqual(2);
     }
     expect(await used(tiny.id)).toBe(2);
   });
 
   describe('rows 4-8: soft errors, not counted', () => {
-    const cases: Array<[string, string, { raw?: string | Buffer; body?: unknown; headers?: Record<string, string> }]> = [
-      ['body_invalid', 'malformed JSON', { raw: '{"message": "Hi"', headers: { 'content-type': 'application/json' } }],
-      ['body_invalid', 'wrong content type', { raw: '{"message":"Hi"}', headers: { 'content-type': 'text/plain' } }],
+    const cases: Array<
+      [string, string, { raw?: string | Buffer; body?: unknown; headers?: Record<string, string> }]
+    > = [
+      [
+        'body_invalid',
+        'malformed JSON',
+        { raw: '{"message": "Hi"', headers: { 'content-type': 'application/json' } },
+      ],
+      [
+        'body_invalid',
+        'wrong content type',
+        { raw: '{"message":"Hi"}', headers: { 'content-type': 'text/plain' } },
+      ],
       ['body_invalid', 'no content type', { raw: '{"message":"Hi"}' }],
       ['body_invalid', 'an array', { body: [{ message: 'Hi' }] }],
       ['body_invalid', 'a JSON string', { body: 'Hi' }],
-      ['body_invalid', 'JSON null', { raw: 'null', headers: { 'content-type': 'application/json' } }],
-      ['body_invalid', 'an empty body', { raw: '', headers: { 'content-type': 'application/json' } }],
+      [
+        'body_invalid',
+        'JSON null',
+        { raw: 'null', headers: { 'content-type': 'application/json' } },
+      ],
+      [
+        'body_invalid',
+        'an empty body',
+        { raw: '', headers: { 'content-type': 'application/json' } },
+      ],
       ['body_invalid', 'no body at all', { headers: { 'content-type': 'application/json' } }],
-      ['body_invalid', 'invalid UTF-8', { raw: Buffer.from('7b226d657373616765223a22ff227d', 'hex'), headers: { 'content-type': 'application/json' } }],
+      [
+        'body_invalid',
+        'invalid UTF-8',
+        {
+          raw: Buffer.from('7b226d657373616765223a22ff227d', 'hex'),
+          headers: { 'content-type': 'application/json' },
+        },
+      ],
       ['message_missing', 'message absent', { body: { text: 'Hi' } }],
       ['message_missing', 'message null', { body: { message: null } }],
       ['message_missing', 'message empty', { body: { message: '' } }],
@@ -136,9 +189,21 @@ describe.each(ENDPOINTS)('POST $path', ({ path, language }) => {
       ['message_too_long', 'message of 4001 emoji', { body: { message: '😀'.repeat(4001) } }],
       ['session_id_invalid', 'sessionId a number', { body: { message: 'Hi', sessionId: 7 } }],
       ['session_id_invalid', 'sessionId empty', { body: { message: 'Hi', sessionId: '' } }],
-      ['session_id_invalid', 'sessionId with a space', { body: { message: 'Hi', sessionId: 'a b' } }],
-      ['session_id_invalid', 'sessionId of 129 characters', { body: { message: 'Hi', sessionId: 'x'.repeat(129) } }],
-      ['session_id_invalid', 'sessionId with a slash', { body: { message: 'Hi', sessionId: '../etc' } }],
+      [
+        'session_id_invalid',
+        'sessionId with a space',
+        { body: { message: 'Hi', sessionId: 'a b' } },
+      ],
+      [
+        'session_id_invalid',
+        'sessionId of 129 characters',
+        { body: { message: 'Hi', sessionId: 'x'.repeat(129) } },
+      ],
+      [
+        'session_id_invalid',
+        'sessionId with a slash',
+        { body: { message: 'Hi', sessionId: '../etc' } },
+      ],
     ];
     it.each(cases)('%s when %s', async (code, _name, init) => {
       const before = await used();
@@ -191,7 +256,12 @@ describe('outside the chat endpoints', () => {
   });
 
   it('answers 404 not_found for unknown routes and methods', async () => {
-    for (const [method, path] of [['GET', '/nope'], ['GET', '/api/chat'], ['PUT', '/api/chat-en'], ['POST', '/api/chat/extra']]) {
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['GET', '/api/chat'],
+      ['PUT', '/api/chat-en'],
+      ['POST', '/api/chat/extra'],
+    ]) {
       const res = await http(`${server.url}${path}`, { method: method as string, key });
       expectErrorBody(res, 404, 'not_found');
       expectCommonHeaders(res);

@@ -10,40 +10,62 @@ const SECRET_DETAIL = 'SELECT password FROM internals /srv/plauder/core.ts:42';
 async function withCore(core: CoreAdapter, env: Record<string, string> = {}) {
   server = await startTestServer({ core, env });
   const { key, id } = await server.createKey();
-  const used = () => (server as TestServer).services.usage.used(id, (server as TestServer).services.quota.monthOf(Date.now()).month);
+  const used = () =>
+    (server as TestServer).services.usage.used(
+      id,
+      (server as TestServer).services.quota.monthOf(Date.now()).month,
+    );
   return { key, id, used, url: server.url };
 }
 
 describe('when the core fails', () => {
   const failures: Array<[string, CoreAdapter, string]> = [
-    ['throws an Error', { name: 'throws', reply: async () => Promise.reject(new Error(SECRET_DETAIL)) }, 'internal_error'],
-    ['throws a non-Error', { name: 'throws', reply: async () => Promise.reject(SECRET_DETAIL) }, 'internal_error'],
+    [
+      'throws an Error',
+      { name: 'throws', reply: async () => Promise.reject(new Error(SECRET_DETAIL)) },
+      'internal_error',
+    ],
+    [
+      'throws a non-Error',
+      { name: 'throws', reply: async () => Promise.reject(SECRET_DETAIL) },
+      'internal_error',
+    ],
     [
       'reports itself unavailable',
-      { name: 'down', reply: async () => Promise.reject(new CoreError('core_unavailable', SECRET_DETAIL)) },
+      {
+        name: 'down',
+        reply: async () => Promise.reject(new CoreError('core_unavailable', SECRET_DETAIL)),
+      },
       'core_unavailable',
     ],
     ['returns an empty reply', { name: 'empty', reply: async () => '  ' }, 'core_unavailable'],
   ];
 
-  it.each(failures)('answers 500 when it %s, refunds the reservation and leaks nothing', async (_name, core, code) => {
-    const { key, id, used, url } = await withCore(core);
-    expect((await chat({ url }, key, { message: 'erste', sessionId: 's' })).status).toBe(500);
-    const res = await chat({ url }, key, { message: 'Hallo Welt', sessionId: 's' });
+  it.each(failures)(
+    'answers 500 when it %s, refunds the reservation and leaks nothing',
+    async (_name, core, code) => {
+      const { key, id, used, url } = await withCore(core);
+      expect((await chat({ url }, key, { message: 'erste', sessionId: 's' })).status).toBe(500);
+      const res = await chat({ url }, key, { message: 'Hallo Welt', sessionId: 's' });
 
-    expect(res.status).toBe(500);
-    expect(res.json).toEqual({ error: { code, message: expect.any(String), requestId: res.headers.get('x-request-id') } });
-    expect(res.text).not.toContain('SELECT');
-    expect(res.text).not.toContain('core.ts');
-    expect(res.text).not.toMatch(/at \w+ \(/);
-    expect(await used()).toBe(0);
-    // Nothing is remembered from a failed turn.
-    expect(await (server as TestServer).services.sessions.read(id, 's', Date.now())).toBeUndefined();
-    const logs = (server as TestServer).logs.join('\n');
-    expect(logs).toContain(`"code":"${code}"`);
-    expect(logs).not.toContain('Hallo Welt');
-    if (code === 'internal_error') expect(logs).not.toContain('SELECT password');
-  });
+      expect(res.status).toBe(500);
+      expect(res.json).toEqual({
+        error: { code, message: expect.any(String), requestId: res.headers.get('x-request-id') },
+      });
+      expect(res.text).not.toContain('SELECT');
+      expect(res.text).not.toContain('core.ts');
+      expect(res.text).not.toMatch(/at \w+ \(/);
+      expect(await used()).toBe(0);
+      // Nothing is remembered from a failed turn.
+      expect(
+        await (server as TestServer).services.sessions.read(id, 's', Date.now()),
+      ).toBeUndefined();
+      const logs = (server as TestServer).logs.join('\n');
+      expect(logs).toContain(`"code":"${code}"`);
+      expect(logs).not.toContain('Hallo Welt');
+      if (code === 'internal_error') expect(logs).not.toContain('SELECT password');
+    },
+  );
 
   it('answers 500 core_timeout when the core does not answer within PLAUDER_CORE_TIMEOUT, and aborts it', async () => {
     let aborted = false;

@@ -6,7 +6,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
+export const CLI = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../dist/cli/main.js',
+);
 
 export interface CliResult {
   readonly code: number | null;
@@ -16,7 +19,10 @@ export interface CliResult {
 
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, stdio: 'pipe' });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...baseEnv(), ...env },
+      stdio: 'pipe',
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
@@ -38,7 +44,10 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function startServerProcess(env: Record<string, string>, command: string[] = []): Promise<ServerProcess> {
+export function startServerProcess(
+  env: Record<string, string>,
+  command: string[] = [],
+): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(command[0] ?? process.execPath, [...command.slice(1), CLI, 'serve'], {
       env: { ...baseEnv(), PORT: '0', HOST: '127.0.0.1', ...env },
@@ -79,7 +88,8 @@ export function startServerProcess(env: Record<string, string>, command: string[
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !name.startsWith('PLAUDER_') && name !== 'PORT' && name !== 'HOST') env[name] = value;
+    if (value !== undefined && !name.startsWith('PLAUDER_') && name !== 'PORT' && name !== 'HOST')
+      env[name] = value;
   }
   return env;
 }

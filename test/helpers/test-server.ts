@@ -26,7 +26,11 @@ export interface TestServer {
   readonly app: FastifyInstance;
   /** Every JSON log line the server wrote. */
   readonly logs: string[];
-  createKey(options?: { plan?: string; active?: boolean; name?: string }): Promise<{ id: string; key: string }>;
+  createKey(options?: {
+    plan?: string;
+    active?: boolean;
+    name?: string;
+  }): Promise<{ id: string; key: string }>;
   close(): Promise<void>;
 }
 
@@ -52,7 +56,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   const config = loadConfig(env);
   const store = await createStore(config.database);
-  const services = createServices(config, store, loadSecret(config.secret), options.clock ?? Date.now);
+  const services = createServices(
+    config,
+    store,
+    loadSecret(config.secret),
+    options.clock ?? Date.now,
+  );
   const core = options.core ?? createCore(config);
   const logs: string[] = [];
   const logStream = new Writable({
@@ -92,13 +101,18 @@ export interface HttpResult {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
   readonly json: any;
 }
 
 export async function http(
   url: string,
-  init: { method?: string; key?: string; headers?: Record<string, string>; body?: unknown; raw?: string | Buffer } = {},
+  init: {
+    method?: string;
+    key?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    raw?: string | Buffer;
+  } = {},
 ): Promise<HttpResult> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
@@ -107,7 +121,11 @@ export async function http(
     body = JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const response = await fetch(url, {
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+  });
   const text = await response.text();
   let json: unknown;
   try {
@@ -118,6 +136,11 @@ export async function http(
   return { status: response.status, headers: response.headers, text, json };
 }
 
-export function chat(server: { url: string }, key: string, body: unknown, path = '/api/chat'): Promise<HttpResult> {
+export function chat(
+  server: { url: string },
+  key: string,
+  body: unknown,
+  path = '/api/chat',
+): Promise<HttpResult> {
   return http(`${server.url}${path}`, { key, body });
 }

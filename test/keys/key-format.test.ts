@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateKey, hashKey, isWellFormedKey, KEY_LENGTH, KEY_PREFIX } from '../../src/keys/key-format.js';
+import {
+  generateKey,
+  hashKey,
+  isWellFormedKey,
+  KEY_LENGTH,
+  KEY_PREFIX,
+} from '../../src/keys/key-format.js';
 
 describe('key format', () => {
   it('is plauder_ + 38 base62 characters, within the contract’s alphabet and length', () => {

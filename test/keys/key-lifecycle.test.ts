@@ -79,7 +79,10 @@ describe('key lifecycle', () => {
     await s.services.keys.update(id, { active: false });
     const inactive = await ask(s, key);
     expect(inactive.json.error.code).toBe('plan_inactive');
-    expect((await http(`${s.url}/api/usage`, { key })).json).toMatchObject({ active: false, used: 0 });
+    expect((await http(`${s.url}/api/usage`, { key })).json).toMatchObject({
+      active: false,
+      used: 0,
+    });
     await s.services.keys.update(id, { active: true });
     expect((await ask(s, key)).json).toEqual({ reply: expect.any(String) });
   });

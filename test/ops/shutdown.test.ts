@@ -37,7 +37,9 @@ describe('graceful shutdown', () => {
     await server.close();
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const proc = await startServerProcess(server.env);
-      const replies = await Promise.all(Array.from({ length: 25 }, () => chat(proc, key, { message: 'x' })));
+      const replies = await Promise.all(
+        Array.from({ length: 25 }, () => chat(proc, key, { message: 'x' })),
+      );
       expect(replies.every((r) => r.status === 200)).toBe(true);
       expect(await proc.stop(signal)).toBe(0);
       expect(proc.output()).toContain('"msg":"shut down"');

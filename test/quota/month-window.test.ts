@@ -6,7 +6,11 @@ const DAY = 86_400_000;
 describe('month windows', () => {
   it('spans the calendar month in UTC', () => {
     const w = createMonthWindows('UTC').at(Date.UTC(2026, 10, 21, 12));
-    expect(w).toEqual({ month: '2026-11', startMs: Date.UTC(2026, 10, 1), endMs: Date.UTC(2026, 11, 1) });
+    expect(w).toEqual({
+      month: '2026-11',
+      startMs: Date.UTC(2026, 10, 1),
+      endMs: Date.UTC(2026, 11, 1),
+    });
   });
 
   it('rolls December over into January of the next year', () => {

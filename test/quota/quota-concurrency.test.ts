@@ -15,9 +15,13 @@ async function fire(urls: string[], key: string): Promise<Tally> {
   const tally: Tally = { replies: 0, quotaExceeded: 0, other: [] };
   await Promise.all(
     Array.from({ length: REQUESTS }, async (_, i) => {
-      const res = await chat({ url: urls[i % urls.length] as string }, key, { message: `Frage ${i}` });
-      if (res.status === 200 && typeof res.json?.reply === 'string' && res.json.error === undefined) tally.replies++;
-      else if (res.status === 429 && res.json?.error?.code === 'quota_exceeded') tally.quotaExceeded++;
+      const res = await chat({ url: urls[i % urls.length] as string }, key, {
+        message: `Frage ${i}`,
+      });
+      if (res.status === 200 && typeof res.json?.reply === 'string' && res.json.error === undefined)
+        tally.replies++;
+      else if (res.status === 429 && res.json?.error?.code === 'quota_exceeded')
+        tally.quotaExceeded++;
       else tally.other.push(`${res.status} ${res.text.slice(0, 100)}`);
     }),
   );
@@ -42,7 +46,9 @@ describe('the monthly quota under concurrency', () => {
     expect(tally.other).toEqual([]);
     expect(tally.replies).toBe(LIMIT);
     expect(tally.quotaExceeded).toBe(REQUESTS - LIMIT);
-    expect(await server.services.usage.used(id, server.services.quota.monthOf(Date.now()).month)).toBe(LIMIT);
+    expect(
+      await server.services.usage.used(id, server.services.quota.monthOf(Date.now()).month),
+    ).toBe(LIMIT);
   });
 
   it('gives exactly 1000 replies and 200 × 429 across two processes on one SQLite file', async () => {
@@ -60,6 +66,8 @@ describe('the monthly quota under concurrency', () => {
     expect(tally.other).toEqual([]);
     expect(tally.replies).toBe(LIMIT);
     expect(tally.quotaExceeded).toBe(REQUESTS - LIMIT);
-    expect(await owner.services.usage.used(id, owner.services.quota.monthOf(Date.now()).month)).toBe(LIMIT);
+    expect(
+      await owner.services.usage.used(id, owner.services.quota.monthOf(Date.now()).month),
+    ).toBe(LIMIT);
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ServerProcess, runCli, startServerProcess } from '../helpers/processes.js';
+import { runCli, type ServerProcess, startServerProcess } from '../helpers/processes.js';
 import { chat, http, startTestServer } from '../helpers/test-server.js';
 
 function filesOf(dir: string): Buffer {
@@ -16,7 +16,9 @@ function filesOf(dir: string): Buffer {
 
 function expectAbsent(haystack: Buffer, needles: string[], where: string): void {
   for (const needle of needles) {
-    const found = [Buffer.from(needle, 'utf8'), Buffer.from(needle, 'utf16le')].some((n) => haystack.includes(n));
+    const found = [Buffer.from(needle, 'utf8'), Buffer.from(needle, 'utf16le')].some((n) =>
+      haystack.includes(n),
+    );
     expect(found, `${where} contains "${needle.slice(0, 20)}…"`).toBe(false);
   }
 }
@@ -37,7 +39,9 @@ describe('canary: no plaintext key and no message text at rest or in logs', () =
     await chat(server, rotated.value.key, { message, sessionId });
 
     // The turns are readable through the API, so they are really stored...
-    const stored = await http(`${server.url}/api/sessions/${sessionId}`, { key: rotated.value.key });
+    const stored = await http(`${server.url}/api/sessions/${sessionId}`, {
+      key: rotated.value.key,
+    });
     expect(stored.json.turns[0].message).toBe(message);
 
     // ...but only sealed: check while the WAL still holds the writes, then after the checkpoint.
@@ -52,7 +56,10 @@ describe('canary: no plaintext key and no message text at rest or in logs', () =
 
   it('holds for the output of a real server process and the CLI', async () => {
     const server = await startTestServer({ env: { PLAUDER_CORE: 'placeholder' } });
-    const created = await runCli(['keys', 'create', '--name', 'canary', '--plan', 'standard', '--json'], server.env);
+    const created = await runCli(
+      ['keys', 'create', '--name', 'canary', '--plan', 'standard', '--json'],
+      server.env,
+    );
     const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
     let proc: ServerProcess | undefined;
     try {

@@ -48,7 +48,9 @@ describe('sessions', () => {
     await chat(H(s), key, { message: 'Ich heiße Anna' });
     await chat(H(s), key, { message: 'Wie heiße ich?' });
     expect(seen.map((r) => r.history.length)).toEqual([0, 0]);
-    const rows = await sql<{ n: number }>`select count(*) as n from turns`.execute(s.services.store.db);
+    const rows = await sql<{ n: number }>`select count(*) as n from turns`.execute(
+      s.services.store.db,
+    );
     expect(rows.rows[0]?.n).toBe(0);
   });
 
@@ -66,9 +68,13 @@ describe('sessions', () => {
     expect(bobView.text).not.toContain('Alice secret');
 
     // Bob deleting "shared" deletes only his conversation.
-    expect((await http(`${s.url}/api/sessions/shared`, { method: 'DELETE', key: bob.key })).status).toBe(204);
+    expect(
+      (await http(`${s.url}/api/sessions/shared`, { method: 'DELETE', key: bob.key })).status,
+    ).toBe(204);
     const aliceView = await http(`${s.url}/api/sessions/shared`, { key: alice.key });
-    expect(aliceView.json.turns.map((t: { message: string }) => t.message)).toEqual(['Alice secret']);
+    expect(aliceView.json.turns.map((t: { message: string }) => t.message)).toEqual([
+      'Alice secret',
+    ]);
   });
 
   it('GET returns the stored turns; DELETE erases them for good (204, then 404)', async () => {
@@ -83,14 +89,25 @@ describe('sessions', () => {
     expect(read.json).toEqual({
       sessionId: 'a.b:c@d-e_f',
       turns: [
-        { message: 'eins', reply: 'Antwort 1', language: 'de', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+        {
+          message: 'eins',
+          reply: 'Antwort 1',
+          language: 'de',
+          createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        },
         { message: 'two', reply: 'Answer 2', language: 'en', createdAt: expect.any(String) },
       ],
     });
 
-    expect((await http(`${s.url}/api/sessions/a.b:c@d-e_f`, { method: 'DELETE', key })).status).toBe(204);
-    expect((await http(`${s.url}/api/sessions/a.b:c@d-e_f`, { key })).json.error.code).toBe('session_not_found');
-    expect((await http(`${s.url}/api/sessions/a.b:c@d-e_f`, { method: 'DELETE', key })).status).toBe(404);
+    expect(
+      (await http(`${s.url}/api/sessions/a.b:c@d-e_f`, { method: 'DELETE', key })).status,
+    ).toBe(204);
+    expect((await http(`${s.url}/api/sessions/a.b:c@d-e_f`, { key })).json.error.code).toBe(
+      'session_not_found',
+    );
+    expect(
+      (await http(`${s.url}/api/sessions/a.b:c@d-e_f`, { method: 'DELETE', key })).status,
+    ).toBe(404);
     await chat(H(s), key, { message: 'neu', sessionId: 'a.b:c@d-e_f' });
     expect(seen.at(-1)?.history).toEqual([]);
   });
@@ -99,9 +116,9 @@ describe('sessions', () => {
     const { s } = await setup();
     const { key, id } = await s.createKey();
     expect((await http(`${s.url}/api/sessions/x`)).status).toBe(401);
-    expect((await http(`${s.url}/api/sessions/x`, { method: 'DELETE' })).headers.get('www-authenticate')).toBe(
-      'Bearer realm="plauder"',
-    );
+    expect(
+      (await http(`${s.url}/api/sessions/x`, { method: 'DELETE' })).headers.get('www-authenticate'),
+    ).toBe('Bearer realm="plauder"');
     expect((await http(`${s.url}/api/sessions/nope`, { key })).status).toBe(404);
     expect((await http(`${s.url}/api/sessions/${'x'.repeat(200)}`, { key })).status).toBe(404);
     expect((await http(`${s.url}/api/sessions/a%20b`, { key, method: 'DELETE' })).status).toBe(404);
@@ -115,7 +132,9 @@ describe('sessions', () => {
     expect(seen[5]?.history.map((t) => t.message)).toEqual(['m3', 'm4', 'm5']);
     const read = await http(`${s.url}/api/sessions/w`, { key });
     expect(read.json.turns.map((t: { message: string }) => t.message)).toEqual(['m4', 'm5', 'm6']);
-    const rows = await sql<{ n: number }>`select count(*) as n from turns`.execute(s.services.store.db);
+    const rows = await sql<{ n: number }>`select count(*) as n from turns`.execute(
+      s.services.store.db,
+    );
     expect(rows.rows[0]?.n).toBe(3);
   });
 
@@ -133,7 +152,9 @@ describe('sessions', () => {
     clock.now += 2 * 60_000; // "idle" is now 61 minutes idle, "busy" 2 minutes.
     expect((await http(`${s.url}/api/sessions/idle`, { key })).status).toBe(404);
     expect(await s.services.sessions.sweep(clock.now)).toBe(1);
-    const left = await sql<{ n: number }>`select count(*) as n from sessions`.execute(s.services.store.db);
+    const left = await sql<{ n: number }>`select count(*) as n from sessions`.execute(
+      s.services.store.db,
+    );
     expect(left.rows[0]?.n).toBe(1);
     expect((await http(`${s.url}/api/sessions/busy`, { key })).json.turns).toHaveLength(2);
 
@@ -149,8 +170,10 @@ describe('sessions', () => {
     clock.now += 2 * 3_600_000;
     await chat(H(s), key, { message: 'nachher', sessionId: 'x' });
     expect(seen.at(-1)?.history).toEqual([]);
-    expect((await http(`${s.url}/api/sessions/x`, { key })).json.turns.map((t: { message: string }) => t.message)).toEqual([
-      'nachher',
-    ]);
+    expect(
+      (await http(`${s.url}/api/sessions/x`, { key })).json.turns.map(
+        (t: { message: string }) => t.message,
+      ),
+    ).toEqual(['nachher']);
   });
 });

@@ -13,7 +13,10 @@ export interface AuthenticatedKey extends KeyAuthRecord {
 
 export const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="plauder"' } as const;
 
-export async function authenticate(services: Services, request: FastifyRequest): Promise<AuthenticatedKey> {
+export async function authenticate(
+  services: Services,
+  request: FastifyRequest,
+): Promise<AuthenticatedKey> {
   const key = await services.keys.authenticate(request.headers.authorization);
   if (!key) throw new ApiError('invalid_api_key', WWW_AUTHENTICATE);
   request.keyId = key.id;

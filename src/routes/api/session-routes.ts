@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
-import { SESSION_ID_PATTERN } from '../../sessions/session-service.js';
 import type { AppDeps } from '../../services.js';
+import { SESSION_ID_PATTERN } from '../../sessions/session-service.js';
 import { bearerSecurity, errorRef, sessionIdParams, sessionSchema } from '../schemas.js';
 import { authenticate } from './authenticate.js';
 
@@ -52,7 +52,8 @@ export async function sessionRoutes(app: FastifyInstance, { services }: AppDeps)
       const key = await authenticate(services, request);
       const { sessionId } = request.params;
       const deleted =
-        SESSION_ID_PATTERN.test(sessionId) && (await services.sessions.delete(key.id, sessionId, services.clock()));
+        SESSION_ID_PATTERN.test(sessionId) &&
+        (await services.sessions.delete(key.id, sessionId, services.clock()));
       if (!deleted) throw new ApiError('session_not_found');
       return reply.code(204).send();
     },

@@ -14,7 +14,10 @@ const statusSchema = {
   properties: { status: { type: 'string' } },
 } as const;
 
-export async function opsRoutes(app: FastifyInstance, deps: AppDeps & { metrics: Metrics }): Promise<void> {
+export async function opsRoutes(
+  app: FastifyInstance,
+  deps: AppDeps & { metrics: Metrics },
+): Promise<void> {
   app.get(
     '/healthz',
     { schema: { summary: 'Liveness', tags: ['ops'], response: { 200: statusSchema } } },
@@ -23,7 +26,13 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps & { metrics:
 
   app.get(
     '/readyz',
-    { schema: { summary: 'Readiness: the database answers', tags: ['ops'], response: { 200: statusSchema, 503: errorRef } } },
+    {
+      schema: {
+        summary: 'Readiness: the database answers',
+        tags: ['ops'],
+        response: { 200: statusSchema, 503: errorRef },
+      },
+    },
     async (request) => {
       try {
         await deps.services.store.ping();
@@ -52,7 +61,13 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps & { metrics:
 
   app.get(
     '/openapi.json',
-    { schema: { summary: 'This OpenAPI 3.1 document', tags: ['ops'], response: { 200: { type: 'object', additionalProperties: true } } } },
+    {
+      schema: {
+        summary: 'This OpenAPI 3.1 document',
+        tags: ['ops'],
+        response: { 200: { type: 'object', additionalProperties: true } },
+      },
+    },
     async () => app.swagger(),
   );
 }

@@ -44,14 +44,27 @@ export interface KeysRepository {
   list(): Promise<KeyRecord[]>;
   update(id: string, patch: KeyPatch, now: number): Promise<boolean>;
   /** Adds a new secret; the current ones expire at `now + graceMs`. False if no live key. */
-  rotate(id: string, secret: Pick<NewKey, 'hash' | 'displayPrefix'>, graceMs: number, now: number): Promise<boolean>;
+  rotate(
+    id: string,
+    secret: Pick<NewKey, 'hash' | 'displayPrefix'>,
+    graceMs: number,
+    now: number,
+  ): Promise<boolean>;
   revoke(id: string, now: number): Promise<boolean>;
 }
 
 export function createKeysRepository(db: Kysely<Database>): KeysRepository {
   const selectKeys = db
     .selectFrom('api_keys as k')
-    .select(['k.id', 'k.name', 'k.plan', 'k.active', 'k.created_at', 'k.updated_at', 'k.revoked_at'])
+    .select([
+      'k.id',
+      'k.name',
+      'k.plan',
+      'k.active',
+      'k.created_at',
+      'k.updated_at',
+      'k.revoked_at',
+    ])
     .select((eb) =>
       eb
         .selectFrom('key_secrets as s')
@@ -81,7 +94,13 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
           .execute();
         await trx
           .insertInto('key_secrets')
-          .values({ hash: key.hash, key_id: key.id, display_prefix: key.displayPrefix, created_at: now, expires_at: null })
+          .values({
+            hash: key.hash,
+            key_id: key.id,
+            display_prefix: key.displayPrefix,
+            created_at: now,
+            expires_at: null,
+          })
           .execute();
       });
     },
@@ -142,7 +161,13 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
           .execute();
         await trx
           .insertInto('key_secrets')
-          .values({ hash: secret.hash, key_id: id, display_prefix: secret.displayPrefix, created_at: now, expires_at: null })
+          .values({
+            hash: secret.hash,
+            key_id: id,
+            display_prefix: secret.displayPrefix,
+            created_at: now,
+            expires_at: null,
+          })
           .execute();
         return true;
       });

@@ -21,12 +21,24 @@ export interface NewTurn {
 
 export interface SessionsRepository {
   /** The newest `limit` turns, oldest first, of a session active since `activeSince`. */
-  recentTurns(keyId: string, sessionHash: string, limit: number, activeSince: number): Promise<StoredTurn[]>;
+  recentTurns(
+    keyId: string,
+    sessionHash: string,
+    limit: number,
+    activeSince: number,
+  ): Promise<StoredTurn[]>;
   /**
    * Appends a turn and keeps only the newest `keep` turns. A session idle since before
    * `activeSince` is expired: it starts afresh instead of being revived.
    */
-  append(keyId: string, sessionHash: string, turn: NewTurn, keep: number, now: number, activeSince: number): Promise<void>;
+  append(
+    keyId: string,
+    sessionHash: string,
+    turn: NewTurn,
+    keep: number,
+    now: number,
+    activeSince: number,
+  ): Promise<void>;
   /** Deletes a session; false when there was no live one. */
   delete(keyId: string, sessionHash: string, activeSince: number): Promise<boolean>;
   /** Deletes sessions idle since before `idleBefore`; returns how many. */
@@ -67,7 +79,13 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
           .execute();
         const session = await trx
           .insertInto('sessions')
-          .values({ key_id: keyId, session_hash: sessionHash, created_at: now, last_active_at: now, turn_count: 1 })
+          .values({
+            key_id: keyId,
+            session_hash: sessionHash,
+            created_at: now,
+            last_active_at: now,
+            turn_count: 1,
+          })
           .onConflict((oc) =>
             oc.columns(['key_id', 'session_hash']).doUpdateSet((eb) => ({
               turn_count: eb('sessions.turn_count', '+', 1),
@@ -79,7 +97,14 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
         const seq = Number(session.turn_count);
         await trx
           .insertInto('turns')
-          .values({ key_id: keyId, session_hash: sessionHash, seq, language: turn.language, created_at: now, sealed: turn.seal(seq) })
+          .values({
+            key_id: keyId,
+            session_hash: sessionHash,
+            seq,
+            language: turn.language,
+            created_at: now,
+            sealed: turn.seal(seq),
+          })
           .execute();
         await trx
           .deleteFrom('turns')
@@ -101,7 +126,10 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
     },
 
     async sweep(idleBefore) {
-      const result = await db.deleteFrom('sessions').where('last_active_at', '<', idleBefore).executeTakeFirst();
+      const result = await db
+        .deleteFrom('sessions')
+        .where('last_active_at', '<', idleBefore)
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };

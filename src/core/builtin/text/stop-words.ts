@@ -7,7 +7,7 @@
  */
 
 const GERMAN = `
-aber alle allem allen aller alles als also am an
+ab aber alle allem allen aller alles als also am an
 auch auf aus bei beim bin bis bist bitte bzw da dabei dadurch dafur dagegen
 daher dahin damit danach dann daran darauf daraus darf darfst darin daruber darum darunter
 das dass davon dazu dein deine deinem deinen deiner deines dem den denn der deren des dessen

@@ -30,15 +30,20 @@ export function parseChatRequest(
 
   // `null` is read as "no session", like an absent field.
   const sessionId = object.sessionId;
-  if (sessionId === undefined || sessionId === null) return { ok: true, message, sessionId: undefined };
+  if (sessionId === undefined || sessionId === null)
+    return { ok: true, message, sessionId: undefined };
   if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
     return { ok: false, code: 'session_id_invalid' };
   }
   return { ok: true, message, sessionId };
 }
 
-function parseJsonObject(contentType: string | undefined, body: unknown): Record<string, unknown> | undefined {
-  if (!isJsonContentType(contentType) || !Buffer.isBuffer(body) || body.length === 0) return undefined;
+function parseJsonObject(
+  contentType: string | undefined,
+  body: unknown,
+): Record<string, unknown> | undefined {
+  if (!isJsonContentType(contentType) || !Buffer.isBuffer(body) || body.length === 0)
+    return undefined;
   let value: unknown;
   try {
     value = JSON.parse(utf8.decode(body));
@@ -52,7 +57,9 @@ function parseJsonObject(contentType: string | undefined, body: unknown): Record
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
   const semicolon = contentType.indexOf(';');
-  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon))
+    .trim()
+    .toLowerCase();
   return mediaType === 'application/json';
 }
 

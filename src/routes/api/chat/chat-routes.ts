@@ -31,7 +31,13 @@ export async function chatRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
           tags: ['chat'],
           security: bearerSecurity,
           body: chatRequestSchema,
-          response: { 200: chatResponseSchema, 401: errorRef, 429: errorRef, 413: errorRef, 500: errorRef },
+          response: {
+            200: chatResponseSchema,
+            401: errorRef,
+            429: errorRef,
+            413: errorRef,
+            500: errorRef,
+          },
         },
         // The schema documents the body; the handler validates it, in the contract's order.
         validatorCompiler: () => () => true,
@@ -51,10 +57,17 @@ export async function chatRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
 async function judgeContentTypeLater(request: FastifyRequest): Promise<void> {
   const contentType = request.headers['content-type'];
   if (contentType === undefined) return;
-  request.headers['content-type'] = isJsonContentType(contentType) ? 'application/json' : 'application/octet-stream';
+  request.headers['content-type'] = isJsonContentType(contentType)
+    ? 'application/json'
+    : 'application/octet-stream';
 }
 
-async function handleChat(deps: AppDeps, language: Language, request: FastifyRequest, reply: FastifyReply) {
+async function handleChat(
+  deps: AppDeps,
+  language: Language,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const { services } = deps;
   const key = await authenticate(services, request);
   const now = services.clock();
@@ -64,7 +77,11 @@ async function handleChat(deps: AppDeps, language: Language, request: FastifyReq
     return softError(reply, state, 'plan_inactive', language);
   }
 
-  const parsed = parseChatRequest(request.headers['content-type'], request.body, services.config.messageMaxChars);
+  const parsed = parseChatRequest(
+    request.headers['content-type'],
+    request.body,
+    services.config.messageMaxChars,
+  );
   if (!parsed.ok) {
     const state = await services.quota.current(key.id, key.limit, now);
     if (state.used >= state.limit) throw quotaExceeded(state);
@@ -101,7 +118,12 @@ async function converse(
   return text;
 }
 
-function softError(reply: FastifyReply, state: QuotaState, code: SoftErrorCode, language: Language) {
+function softError(
+  reply: FastifyReply,
+  state: QuotaState,
+  code: SoftErrorCode,
+  language: Language,
+) {
   reply.headers(rateLimitHeaders(state));
   reply.request.chatOutcome = code;
   return { reply: SOFT_REPLIES[code][language], error: { code, message: ERROR_MESSAGES[code] } };

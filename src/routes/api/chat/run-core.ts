@@ -21,7 +21,10 @@ export async function runCore(
     }, timeoutMs);
   });
   try {
-    const reply = await Promise.race([core.reply({ ...request, signal: controller.signal }), deadline]);
+    const reply = await Promise.race([
+      core.reply({ ...request, signal: controller.signal }),
+      deadline,
+    ]);
     if (typeof reply !== 'string' || reply.trim().length === 0) {
       throw new CoreError('core_unavailable', 'core returned an empty reply');
     }

@@ -1,0 +1,248 @@
+/**
+ * Ops endpoints (contract §7): liveness, readiness, Prometheus metrics and the OpenAPI
+ * document, which a test keeps in step with the routes the app really serves.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_ID_PATTERN } from '../../src/sessions/session-service.js';
+import { type HttpResult, http, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/** Every route the service serves without an admin token: a new route must be added here and documented. */
+const EXPECTED_ROUTES = [
+  'POST /api/chat',
+  'POST /api/chat-en',
+  'GET /api/sessions/{sessionId}',
+  'DELETE /api/sessions/{sessionId}',
+  'GET /api/usage',
+  'GET /healthz',
+  'GET /readyz',
+  'GET /metrics',
+  'GET /openapi.json',
+];
+const KEY_PROTECTED = ['/api/chat', '/api/chat-en', '/api/sessions/{sessionId}', '/api/usage'];
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { PLAUDER_CORE: 'placeholder' } });
+});
+afterAll(() => server.close());
+
+function expectOpsHeaders(res: HttpResult): void {
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  expect(res.headers.get('access-control-allow-origin')).toBeNull();
+}
+
+/**
+ * The routes the app really serves, read from Fastify's route tree (`printRoutes`), as
+ * "METHOD /path/{param}". The tree nests shared prefixes, so segments are joined by depth.
+ */
+function servedRoutes(tree: string): string[] {
+  const routes: string[] = [];
+  const prefixes: string[] = [];
+  for (const line of tree.split('\n')) {
+    const match = /^((?:│ {3}| {4})*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!match) continue;
+    const depth = (match[1] ?? '').length / 4;
+    const path = (prefixes[depth - 1] ?? '') + (match[2] ?? '');
+    prefixes[depth] = path;
+    prefixes.length = depth + 1;
+    for (const method of (match[3] ?? '').split(',').map((m) => m.trim())) {
+      if (method) routes.push(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+    }
+  }
+  return routes.sort();
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is arbitrary JSON.
+function documentedRoutes(doc: any): string[] {
+  const routes: string[] = [];
+  for (const [path, item] of Object.entries<Record<string, unknown>>(doc.paths)) {
+    for (const method of Object.keys(item)) {
+      if (HTTP_METHODS.includes(method)) routes.push(`${method.toUpperCase()} ${path}`);
+    }
+  }
+  return routes.sort();
+}
+
+function metricValue(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+describe('GET /healthz', () => {
+  it('answers 200 {status: ok} with no-store and a request id', async () => {
+    const res = await http(`${server.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.json).toEqual({ status: 'ok' });
+    expectOpsHeaders(res);
+  });
+});
+
+describe('GET /readyz', () => {
+  it('answers 200 {status: ready} while the database answers', async () => {
+    const res = await http(`${server.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ status: 'ready' });
+    expectOpsHeaders(res);
+  });
+
+  it('answers 503 service_unavailable once the database is closed, while /healthz stays 200', async () => {
+    const broken = await startTestServer({ env: { PLAUDER_CORE: 'placeholder' } });
+    try {
+      // A first readiness check prepares (and caches) the ping statement.
+      expect((await http(`${broken.url}/readyz`)).status).toBe(200);
+      await broken.services.store.close();
+
+      const res = await http(`${broken.url}/readyz`);
+      expect(res.status).toBe(503);
+      expect(res.json).toEqual({
+        error: { code: 'service_unavailable', message: expect.any(String), requestId: res.headers.get('x-request-id') },
+      });
+      expect(res.text).not.toMatch(/sqlite|database connection|stack/i);
+      expectOpsHeaders(res);
+      expect((await http(`${broken.url}/healthz`)).status).toBe(200);
+    } finally {
+      // The store is already closed: close only the app (the placeholder core holds nothing).
+      await broken.app.close();
+    }
+  });
+});
+
+describe('GET /metrics', () => {
+  it('is Prometheus text counting requests by route pattern, method and status', async () => {
+    const series = 'plauder_http_requests_total{route="/api/chat",method="POST",status="200"}';
+    const before = metricValue((await http(`${server.url}/metrics`)).text, series);
+    const { key } = await server.createKey();
+    for (let i = 0; i < 2; i++) {
+      expect((await http(`${server.url}/api/chat`, { key, body: { message: 'Hallo' } })).status).toBe(200);
+    }
+
+    const res = await http(`${server.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expectOpsHeaders(res);
+    expect(res.text).toContain('# TYPE plauder_http_requests_total counter');
+    expect(metricValue(res.text, series)).toBe(before + 2);
+    expect(res.text).toMatch(/^plauder_chat_outcomes_total\{endpoint="\/api\/chat",outcome="reply"\} \d+$/m);
+    expect(res.text).toMatch(/^plauder_http_request_duration_seconds_bucket\{le="[^"]+",route="\/api\/chat"\} \d+$/m);
+  });
+
+  it('labels routes by pattern and never carries a session id, a key, a key id or an unknown path', async () => {
+    const { key, id } = await server.createKey();
+    const sessionId = 'metrics-secret-session-4711';
+    await http(`${server.url}/api/chat-en`, { key, body: { message: 'Hi', sessionId } });
+    await http(`${server.url}/api/chat-en`, { key, body: { message: '   ' } });
+    await http(`${server.url}/api/sessions/${sessionId}`, { key });
+    await http(`${server.url}/api/sessions/${sessionId}`, { key, method: 'DELETE' });
+    await http(`${server.url}/api/chat`, { headers: { authorization: `Bearer ${key}x` }, body: { message: 'Hi' } });
+    await http(`${server.url}/no-such-path-0815`);
+
+    const { text } = await http(`${server.url}/metrics`);
+    expect(text).toContain('route="/api/sessions/:sessionId",method="GET",status="200"');
+    expect(text).toContain('route="/api/sessions/:sessionId",method="DELETE",status="204"');
+    expect(text).toContain('route="/api/chat",method="POST",status="401"');
+    expect(text).toMatch(/outcome="message_missing"/);
+    for (const secret of [sessionId, key, key.slice(0, 20), id, 'no-such-path-0815']) {
+      expect(text).not.toContain(secret);
+    }
+    // Every route label is a pattern the app serves (or the catch-all for unknown paths).
+    const routes = new Set([...text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]));
+    const patterns = new Set(
+      servedRoutes(server.app.printRoutes({ commonPrefix: false })).map((r) =>
+        r.slice(r.indexOf(' ') + 1).replace(/\{(\w+)\}/g, ':$1'),
+      ),
+    );
+    for (const route of routes) {
+      if (route !== 'unmatched') expect(patterns, `route label ${route}`).toContain(route);
+    }
+  });
+});
+
+describe('GET /openapi.json', () => {
+  // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is arbitrary JSON.
+  let doc: any;
+  beforeAll(async () => {
+    const res = await http(`${server.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expectOpsHeaders(res);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    doc = res.json;
+  });
+
+  it('is an OpenAPI 3.1.0 document of plauder', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toMatchObject({ title: 'plauder', version: expect.any(String) });
+  });
+
+  it('documents exactly the routes the app serves, with their methods', () => {
+    const served = servedRoutes(server.app.printRoutes({ commonPrefix: false }));
+    // Fastify adds HEAD for every GET by itself; the document lists the real methods.
+    const heads = served.filter((r) => r.startsWith('HEAD '));
+    expect(heads.map((r) => r.replace('HEAD ', 'GET '))).toEqual(served.filter((r) => r.startsWith('GET ')));
+    const withoutHead = served.filter((r) => !r.startsWith('HEAD '));
+    expect(withoutHead).toEqual([...EXPECTED_ROUTES].sort());
+    expect(documentedRoutes(doc)).toEqual(withoutHead);
+  });
+
+  it.each(['/api/chat', '/api/chat-en'])('documents the request body and the answers of POST %s', (path) => {
+    const operation = doc.paths[path].post;
+    const schema = operation.requestBody.content['application/json'].schema;
+    expect(schema.type).toBe('object');
+    expect(schema.required).toEqual(['message']);
+    expect(schema.properties.message.type).toBe('string');
+    expect(schema.properties.sessionId.type).toBe('string');
+    expect(schema.properties.sessionId.pattern).toBe(SESSION_ID_PATTERN.source);
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '401', '429', '500']));
+    expect(operation.responses['200'].content['application/json'].schema).toMatchObject({
+      required: ['reply'],
+      properties: { reply: { type: 'string' }, error: { type: 'object' } },
+    });
+    for (const status of ['401', '429', '500']) {
+      expect(operation.responses[status].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/ErrorBody',
+      });
+    }
+  });
+
+  it('documents the session and usage routes with their answers and the session id parameter', () => {
+    const session = doc.paths['/api/sessions/{sessionId}'];
+    for (const method of ['get', 'delete']) {
+      expect(session[method].parameters).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'sessionId', in: 'path', required: true })]),
+      );
+      expect(Object.keys(session[method].responses)).toEqual(expect.arrayContaining(['401', '404']));
+    }
+    expect(Object.keys(session.get.responses)).toContain('200');
+    expect(Object.keys(session.delete.responses)).toContain('204');
+    expect(doc.paths['/api/usage'].get.responses['200'].content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['plan', 'active', 'limit', 'used', 'remaining', 'resetsAt']),
+    );
+  });
+
+  it('has the bearer security scheme on every key-protected route, and only there', () => {
+    expect(doc.components.securitySchemes.bearerKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const route of documentedRoutes(doc)) {
+      const [method = '', path = ''] = route.split(' ');
+      const operation = doc.paths[path][method.toLowerCase()];
+      if (KEY_PROTECTED.includes(path)) expect(operation.security, route).toEqual([{ bearerKey: [] }]);
+      else expect(operation.security, route).toBeUndefined();
+    }
+  });
+
+  it('has an error body schema listing every error code, and every $ref resolves', () => {
+    const errorBody = doc.components.schemas.ErrorBody;
+    expect(errorBody.properties.error.required).toEqual(['code', 'message', 'requestId']);
+    expect(errorBody.properties.error.properties.code.enum).toEqual(
+      expect.arrayContaining(['invalid_api_key', 'quota_exceeded', 'internal_error', 'payload_too_large']),
+    );
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1] ?? '');
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(doc.components.schemas[ref.slice('#/components/schemas/'.length)], ref).toBeDefined();
+    }
+  });
+});
