@@ -5,8 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import type { Config } from './config/config.js';
+import { errorBody } from './errors/api-error.js';
+import { statusOf } from './errors/error-codes.js';
 import { installErrorHandlers } from './errors/error-handler.js';
 import { chatRoutes } from './routes/api/chat/chat-routes.js';
 import { sessionRoutes } from './routes/api/session-routes.js';
@@ -37,8 +44,16 @@ export async function buildApp(
     // Nothing from the request is logged automatically; `onResponse` writes one safe line.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    // Session ids are up to 128 characters; longer path parameters get 414 from the router.
-    maxParamLength: 256,
+    // Session ids are up to 128 characters (more once percent-encoded).
+    routerOptions: { maxParamLength: 256 },
+    // The router's own refusals (bad percent-encoding, overlong parameters) use our envelope too.
+    frameworkErrors: (error, request, rawReply) => {
+      const reply = rawReply as FastifyReply;
+      const code = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'not_found' : 'bad_request';
+      request.errorCode = code;
+      reply.header('cache-control', 'no-store').header('x-request-id', request.id);
+      return reply.code(statusOf(code)).send(errorBody(code, request.id));
+    },
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming)

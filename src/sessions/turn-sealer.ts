@@ -5,7 +5,15 @@
  * session and position: a row copied under another key or session does not open.
  * Session ids are stored as HMACs for the same reason.
  */
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -57,6 +65,7 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
   };
 }
 
-function derive(secret: Buffer, info: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, 32));
+/** A KeyObject, so the key is imported once rather than on every cipher. */
+function derive(secret: Buffer, info: string): KeyObject {
+  return createSecretKey(Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, 32)));
 }

@@ -6,7 +6,13 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, runCli } from '../helpers/processes.js';
-import { chat, type HttpResult, http, startTestServer, type TestServer } from '../helpers/test-server.js';
+import {
+  chat,
+  type HttpResult,
+  http,
+  startTestServer,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 let server: TestServer;
 
@@ -48,7 +54,10 @@ function expectReply(res: HttpResult): void {
 
 function expectSoft(res: HttpResult, code: string): void {
   expect(res.status).toBe(200);
-  expect(res.json).toEqual({ reply: expect.any(String), error: { code, message: expect.any(String) } });
+  expect(res.json).toEqual({
+    reply: expect.any(String),
+    error: { code, message: expect.any(String) },
+  });
 }
 
 function expect401(res: HttpResult): void {
@@ -162,7 +171,13 @@ describe('plauder keys rotate', () => {
     const res = await cli('keys', 'rotate', old.id, '--json');
     expect(res.code, res.stderr).toBe(0);
     const rotated = JSON.parse(res.stdout) as Issued;
-    expect(rotated).toEqual({ id: old.id, key: expect.stringMatching(/^plauder_/), name: 'Rotate Key', plan: 'standard', active: true });
+    expect(rotated).toEqual({
+      id: old.id,
+      key: expect.stringMatching(/^plauder_/),
+      name: 'Rotate Key',
+      plan: 'standard',
+      active: true,
+    });
     expect(rotated.key).not.toBe(old.key);
 
     expect401(await chat(server, old.key, { message: 'Hallo' }));
@@ -208,7 +223,9 @@ describe('plauder keys revoke | set-plan | deactivate | activate', () => {
 
   it('set-plan plus: the next request shows X-RateLimit-Limit 5000', async () => {
     const issued = await createKey('Plan Key');
-    expect((await chat(server, issued.key, { message: 'Hallo' })).headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(
+      (await chat(server, issued.key, { message: 'Hallo' })).headers.get('x-ratelimit-limit'),
+    ).toBe('1000');
     const res = await cli('keys', 'set-plan', issued.id, 'plus');
     expect(res.code, res.stderr).toBe(0);
     const answer = await chat(server, issued.key, { message: 'Hallo' });
@@ -222,7 +239,9 @@ describe('plauder keys revoke | set-plan | deactivate | activate', () => {
     const res = await cli('keys', 'set-plan', issued.id, 'gold');
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/standard.*plus|plus.*standard/);
-    expect((await chat(server, issued.key, { message: 'Hallo' })).headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(
+      (await chat(server, issued.key, { message: 'Hallo' })).headers.get('x-ratelimit-limit'),
+    ).toBe('1000');
   });
 
   it('deactivate gives plan_inactive on the next request; activate gives replies again', async () => {
@@ -236,31 +255,39 @@ describe('plauder keys revoke | set-plan | deactivate | activate', () => {
     expect(await used(issued.id)).toBe(1);
   });
 
-  it.each([
-    ['revoke'],
-    ['activate'],
-    ['deactivate'],
-    ['rotate'],
-    ['set-plan', 'plus'],
-  ])('%s with an unknown id exits 1 with a message naming the id', async (command, ...rest) => {
-    const res = await cli('keys', command, 'key_doesnotexist0000', ...rest);
-    expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/key_doesnotexist0000/);
-    expect(res.stderr).toMatch(/no .*key|not found|unknown/i);
-    expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
-  });
+  // These change nothing, so they run side by side.
+  it.concurrent.each([['revoke'], ['activate'], ['deactivate'], ['rotate'], ['set-plan', 'plus']])(
+    '%s with an unknown id exits 1 with a message naming the id',
+    async (command, ...rest) => {
+      const res = await cli('keys', command, 'key_doesnotexist0000', ...rest);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/key_doesnotexist0000/);
+      expect(res.stderr).toMatch(/no .*key|not found|unknown/i);
+      expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    },
+  );
 });
 
 describe('plauder usage', () => {
   it('--json {month, total, keys} matches the counts the server keeps', async () => {
     const a = await createKey('Usage A');
-    for (let i = 0; i < 2; i++) expectReply(await chat(server, a.key, { message: 'Hallo' }, '/api/chat-en'));
+    for (let i = 0; i < 2; i++)
+      expectReply(await chat(server, a.key, { message: 'Hallo' }, '/api/chat-en'));
 
     const res = await cli('usage', '--json');
     expect(res.code, res.stderr).toBe(0);
-    const report = JSON.parse(res.stdout) as { month: string; total: number; keys: Array<{ id: string; used: number }> };
+    const report = JSON.parse(res.stdout) as {
+      month: string;
+      total: number;
+      keys: Array<{ id: string; used: number }>;
+    };
     expect(report.month).toBe(month());
-    expect(report.keys.find((k) => k.id === a.id)).toMatchObject({ name: 'Usage A', plan: 'standard', used: 2, limit: 1000 });
+    expect(report.keys.find((k) => k.id === a.id)).toMatchObject({
+      name: 'Usage A',
+      plan: 'standard',
+      used: 2,
+      limit: 1000,
+    });
     const all = await server.services.keys.list();
     expect(report.keys.map((k) => k.id).sort()).toEqual(all.map((k) => k.id).sort());
     let total = 0;
@@ -276,7 +303,11 @@ describe('plauder usage', () => {
     await createKey('Usage Old Month');
     const res = await cli('usage', '--month', '2020-01', '--json');
     expect(res.code, res.stderr).toBe(0);
-    const report = JSON.parse(res.stdout) as { month: string; total: number; keys: Array<{ used: number }> };
+    const report = JSON.parse(res.stdout) as {
+      month: string;
+      total: number;
+      keys: Array<{ used: number }>;
+    };
     expect(report.month).toBe('2020-01');
     expect(report.total).toBe(0);
     expect(report.keys.length).toBeGreaterThan(0);
@@ -290,12 +321,15 @@ describe('plauder usage', () => {
     expect(res.stdout).toMatch(/^Total: \d+$/m);
   });
 
-  it.each(['2020-13', '2020-1', 'January', ''])('refuses --month %j with exit 2', async (value) => {
-    const res = await cli('usage', '--month', value);
-    expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/--month|YYYY-MM/);
-    expect(res.stdout).toBe('');
-  });
+  it.concurrent.each(['2020-13', '2020-1', 'January', ''])(
+    'refuses --month %j with exit 2',
+    async (value) => {
+      const res = await cli('usage', '--month', value);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/--month|YYYY-MM/);
+      expect(res.stdout).toBe('');
+    },
+  );
 });
 
 describe('the command line itself', () => {
@@ -314,7 +348,11 @@ describe('the command line itself', () => {
   });
 
   it('lists every configuration problem at once and exits 2', async () => {
-    const env = { ...server.env, PLAUDER_PLANS: 'standard=abc', PLAUDER_QUOTA_TIMEZONE: 'Mars/Base' };
+    const env = {
+      ...server.env,
+      PLAUDER_PLANS: 'standard=abc',
+      PLAUDER_QUOTA_TIMEZONE: 'Mars/Base',
+    };
     for (const args of [['keys', 'list'], ['usage']]) {
       const res = await runCli(args, env);
       expect(res.code).toBe(2);

@@ -55,7 +55,6 @@ function servedRoutes(tree: string): string[] {
   return routes.sort();
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is arbitrary JSON.
 function documentedRoutes(doc: any): string[] {
   const routes: string[] = [];
   for (const [path, item] of Object.entries<Record<string, unknown>>(doc.paths)) {
@@ -99,7 +98,11 @@ describe('GET /readyz', () => {
       const res = await http(`${broken.url}/readyz`);
       expect(res.status).toBe(503);
       expect(res.json).toEqual({
-        error: { code: 'service_unavailable', message: expect.any(String), requestId: res.headers.get('x-request-id') },
+        error: {
+          code: 'service_unavailable',
+          message: expect.any(String),
+          requestId: res.headers.get('x-request-id'),
+        },
       });
       expect(res.text).not.toMatch(/sqlite|database connection|stack/i);
       expectOpsHeaders(res);
@@ -117,7 +120,9 @@ describe('GET /metrics', () => {
     const before = metricValue((await http(`${server.url}/metrics`)).text, series);
     const { key } = await server.createKey();
     for (let i = 0; i < 2; i++) {
-      expect((await http(`${server.url}/api/chat`, { key, body: { message: 'Hallo' } })).status).toBe(200);
+      expect(
+        (await http(`${server.url}/api/chat`, { key, body: { message: 'Hallo' } })).status,
+      ).toBe(200);
     }
 
     const res = await http(`${server.url}/metrics`);
@@ -126,8 +131,12 @@ describe('GET /metrics', () => {
     expectOpsHeaders(res);
     expect(res.text).toContain('# TYPE plauder_http_requests_total counter');
     expect(metricValue(res.text, series)).toBe(before + 2);
-    expect(res.text).toMatch(/^plauder_chat_outcomes_total\{endpoint="\/api\/chat",outcome="reply"\} \d+$/m);
-    expect(res.text).toMatch(/^plauder_http_request_duration_seconds_bucket\{le="[^"]+",route="\/api\/chat"\} \d+$/m);
+    expect(res.text).toMatch(
+      /^plauder_chat_outcomes_total\{endpoint="\/api\/chat",outcome="reply"\} \d+$/m,
+    );
+    expect(res.text).toMatch(
+      /^plauder_http_request_duration_seconds_bucket\{le="[^"]+",route="\/api\/chat"\} \d+$/m,
+    );
   });
 
   it('labels routes by pattern and never carries a session id, a key, a key id or an unknown path', async () => {
@@ -137,7 +146,10 @@ describe('GET /metrics', () => {
     await http(`${server.url}/api/chat-en`, { key, body: { message: '   ' } });
     await http(`${server.url}/api/sessions/${sessionId}`, { key });
     await http(`${server.url}/api/sessions/${sessionId}`, { key, method: 'DELETE' });
-    await http(`${server.url}/api/chat`, { headers: { authorization: `Bearer ${key}x` }, body: { message: 'Hi' } });
+    await http(`${server.url}/api/chat`, {
+      headers: { authorization: `Bearer ${key}x` },
+      body: { message: 'Hi' },
+    });
     await http(`${server.url}/no-such-path-0815`);
 
     const { text } = await http(`${server.url}/metrics`);
@@ -162,7 +174,6 @@ describe('GET /metrics', () => {
 });
 
 describe('GET /openapi.json', () => {
-  // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is arbitrary JSON.
   let doc: any;
   beforeAll(async () => {
     const res = await http(`${server.url}/openapi.json`);
@@ -181,53 +192,68 @@ describe('GET /openapi.json', () => {
     const served = servedRoutes(server.app.printRoutes({ commonPrefix: false }));
     // Fastify adds HEAD for every GET by itself; the document lists the real methods.
     const heads = served.filter((r) => r.startsWith('HEAD '));
-    expect(heads.map((r) => r.replace('HEAD ', 'GET '))).toEqual(served.filter((r) => r.startsWith('GET ')));
+    expect(heads.map((r) => r.replace('HEAD ', 'GET '))).toEqual(
+      served.filter((r) => r.startsWith('GET ')),
+    );
     const withoutHead = served.filter((r) => !r.startsWith('HEAD '));
     expect(withoutHead).toEqual([...EXPECTED_ROUTES].sort());
     expect(documentedRoutes(doc)).toEqual(withoutHead);
   });
 
-  it.each(['/api/chat', '/api/chat-en'])('documents the request body and the answers of POST %s', (path) => {
-    const operation = doc.paths[path].post;
-    const schema = operation.requestBody.content['application/json'].schema;
-    expect(schema.type).toBe('object');
-    expect(schema.required).toEqual(['message']);
-    expect(schema.properties.message.type).toBe('string');
-    expect(schema.properties.sessionId.type).toBe('string');
-    expect(schema.properties.sessionId.pattern).toBe(SESSION_ID_PATTERN.source);
-    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '401', '429', '500']));
-    expect(operation.responses['200'].content['application/json'].schema).toMatchObject({
-      required: ['reply'],
-      properties: { reply: { type: 'string' }, error: { type: 'object' } },
-    });
-    for (const status of ['401', '429', '500']) {
-      expect(operation.responses[status].content['application/json'].schema).toEqual({
-        $ref: '#/components/schemas/ErrorBody',
+  it.each(['/api/chat', '/api/chat-en'])(
+    'documents the request body and the answers of POST %s',
+    (path) => {
+      const operation = doc.paths[path].post;
+      const schema = operation.requestBody.content['application/json'].schema;
+      expect(schema.type).toBe('object');
+      expect(schema.required).toEqual(['message']);
+      expect(schema.properties.message.type).toBe('string');
+      expect(schema.properties.sessionId.type).toBe('string');
+      expect(schema.properties.sessionId.pattern).toBe(SESSION_ID_PATTERN.source);
+      expect(Object.keys(operation.responses)).toEqual(
+        expect.arrayContaining(['200', '401', '429', '500']),
+      );
+      expect(operation.responses['200'].content['application/json'].schema).toMatchObject({
+        required: ['reply'],
+        properties: { reply: { type: 'string' }, error: { type: 'object' } },
       });
-    }
-  });
+      for (const status of ['401', '429', '500']) {
+        expect(operation.responses[status].content['application/json'].schema).toEqual({
+          $ref: '#/components/schemas/ErrorBody',
+        });
+      }
+    },
+  );
 
   it('documents the session and usage routes with their answers and the session id parameter', () => {
     const session = doc.paths['/api/sessions/{sessionId}'];
     for (const method of ['get', 'delete']) {
       expect(session[method].parameters).toEqual(
-        expect.arrayContaining([expect.objectContaining({ name: 'sessionId', in: 'path', required: true })]),
+        expect.arrayContaining([
+          expect.objectContaining({ name: 'sessionId', in: 'path', required: true }),
+        ]),
       );
-      expect(Object.keys(session[method].responses)).toEqual(expect.arrayContaining(['401', '404']));
+      expect(Object.keys(session[method].responses)).toEqual(
+        expect.arrayContaining(['401', '404']),
+      );
     }
     expect(Object.keys(session.get.responses)).toContain('200');
     expect(Object.keys(session.delete.responses)).toContain('204');
-    expect(doc.paths['/api/usage'].get.responses['200'].content['application/json'].schema.required).toEqual(
-      expect.arrayContaining(['plan', 'active', 'limit', 'used', 'remaining', 'resetsAt']),
-    );
+    expect(
+      doc.paths['/api/usage'].get.responses['200'].content['application/json'].schema.required,
+    ).toEqual(expect.arrayContaining(['plan', 'active', 'limit', 'used', 'remaining', 'resetsAt']));
   });
 
   it('has the bearer security scheme on every key-protected route, and only there', () => {
-    expect(doc.components.securitySchemes.bearerKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.bearerKey).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
     for (const route of documentedRoutes(doc)) {
       const [method = '', path = ''] = route.split(' ');
       const operation = doc.paths[path][method.toLowerCase()];
-      if (KEY_PROTECTED.includes(path)) expect(operation.security, route).toEqual([{ bearerKey: [] }]);
+      if (KEY_PROTECTED.includes(path))
+        expect(operation.security, route).toEqual([{ bearerKey: [] }]);
       else expect(operation.security, route).toBeUndefined();
     }
   });
@@ -236,7 +262,12 @@ describe('GET /openapi.json', () => {
     const errorBody = doc.components.schemas.ErrorBody;
     expect(errorBody.properties.error.required).toEqual(['code', 'message', 'requestId']);
     expect(errorBody.properties.error.properties.code.enum).toEqual(
-      expect.arrayContaining(['invalid_api_key', 'quota_exceeded', 'internal_error', 'payload_too_large']),
+      expect.arrayContaining([
+        'invalid_api_key',
+        'quota_exceeded',
+        'internal_error',
+        'payload_too_large',
+      ]),
     );
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1] ?? '');
     expect(refs.length).toBeGreaterThan(0);

@@ -18,7 +18,9 @@ export interface BuiltinCoreOptions {
 }
 
 /** Three levels below the package root both as `src/core/builtin/*.ts` and `dist/core/builtin/*.js`. */
-export const DEFAULT_KNOWLEDGE_PATH = fileURLToPath(new URL('../../../knowledge/plauder.kb', import.meta.url));
+export const DEFAULT_KNOWLEDGE_PATH = fileURLToPath(
+  new URL('../../../knowledge/plauder.kb', import.meta.url),
+);
 export const DEFAULT_CONFIDENCE_THRESHOLD = 0.5;
 
 /** Whether `value` is a usable confidence threshold. */
@@ -38,7 +40,9 @@ function readThreshold(raw: string | undefined, problems: string[]): number {
   if (raw === undefined || raw.trim() === '') return DEFAULT_CONFIDENCE_THRESHOLD;
   const value = Number(raw.trim());
   if (!isValidThreshold(value)) {
-    problems.push(`PLAUDER_BUILTIN_THRESHOLD: expected a number greater than 0 and at most 1, got "${raw}"`);
+    problems.push(
+      `PLAUDER_BUILTIN_THRESHOLD: expected a number greater than 0 and at most 1, got "${raw}"`,
+    );
     return DEFAULT_CONFIDENCE_THRESHOLD;
   }
   return value;
@@ -60,5 +64,8 @@ export function readBuiltinCoreConfig(
     else knowledgePath = isAbsolute(raw) ? raw : resolve(raw);
   }
   if (!isFile(knowledgePath)) problems.push(`PLAUDER_KNOWLEDGE: no such file: ${knowledgePath}`);
-  return { knowledgePath, confidenceThreshold: readThreshold(env.PLAUDER_BUILTIN_THRESHOLD, problems) };
+  return {
+    knowledgePath,
+    confidenceThreshold: readThreshold(env.PLAUDER_BUILTIN_THRESHOLD, problems),
+  };
 }

@@ -9,7 +9,7 @@
  * The knowledge base is read, validated and indexed here, synchronously, so a broken
  * file fails start-up with a `KnowledgeBaseError` naming the file and line.
  */
-import { CoreError, type CoreAdapter } from '../core-adapter.js';
+import { type CoreAdapter, CoreError } from '../core-adapter.js';
 import {
   type BuiltinCoreOptions,
   DEFAULT_CONFIDENCE_THRESHOLD,

@@ -4,6 +4,7 @@
  * and lets the old ones expire, so usage and sessions stay with the id.
  */
 import { type Kysely, sql } from 'kysely';
+import { prepareQuery } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
 export interface KeyRecord {
@@ -76,6 +77,16 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
         .limit(1)
         .as('display_prefix'),
     );
+  const findByHashQuery = prepareQuery<
+    { hash: string },
+    { id: string; plan: string; active: number; revoked_at: number | null; expires_at: number | null }
+  >((p) =>
+    db
+      .selectFrom('key_secrets as s')
+      .innerJoin('api_keys as k', 'k.id', 's.key_id')
+      .select(['k.id', 'k.plan', 'k.active', 'k.revoked_at', 's.expires_at'])
+      .where('s.hash', '=', p<string>('hash')),
+  );
 
   return {
     async create(key, now) {
@@ -106,12 +117,7 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
     },
 
     async findByHash(hash, now) {
-      const row = await db
-        .selectFrom('key_secrets as s')
-        .innerJoin('api_keys as k', 'k.id', 's.key_id')
-        .select(['k.id', 'k.plan', 'k.active', 'k.revoked_at', 's.expires_at'])
-        .where('s.hash', '=', hash)
-        .executeTakeFirst();
+      const row = (await findByHashQuery(db, { hash })).rows[0];
       if (!row || row.revoked_at !== null) return undefined;
       if (row.expires_at !== null && Number(row.expires_at) <= now) return undefined;
       return { id: row.id, plan: row.plan, active: Number(row.active) === 1 };

@@ -4,6 +4,7 @@
  * no query that reaches a session without the key id it belongs to.
  */
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
 export interface StoredTurn {
@@ -45,22 +46,75 @@ export interface SessionsRepository {
   sweep(idleBefore: number): Promise<number>;
 }
 
+type SessionRef = { keyId: string; hash: string };
+
 export function createSessionsRepository(db: Kysely<Database>): SessionsRepository {
+  const recentQuery = prepareQuery<
+    SessionRef & { activeSince: number; limit: number },
+    { seq: number; language: string; created_at: number; sealed: string }
+  >((p) =>
+    db
+      .selectFrom('turns as t')
+      .innerJoin('sessions as s', (join) =>
+        join.onRef('s.key_id', '=', 't.key_id').onRef('s.session_hash', '=', 't.session_hash'),
+      )
+      .select(['t.seq', 't.language', 't.created_at', 't.sealed'])
+      .where('t.key_id', '=', p<string>('keyId'))
+      .where('t.session_hash', '=', p<string>('hash'))
+      .where('s.last_active_at', '>=', p<number>('activeSince'))
+      .orderBy('t.seq', 'desc')
+      .limit(p<number>('limit')),
+  );
+  const expireQuery = prepareQuery<SessionRef & { activeSince: number }, unknown>((p) =>
+    db
+      .deleteFrom('sessions')
+      .where('key_id', '=', p<string>('keyId'))
+      .where('session_hash', '=', p<string>('hash'))
+      .where('last_active_at', '<', p<number>('activeSince')),
+  );
+  const touchQuery = prepareQuery<SessionRef & { now: number }, { turn_count: number }>((p) =>
+    db
+      .insertInto('sessions')
+      .values({
+        key_id: p<string>('keyId'),
+        session_hash: p<string>('hash'),
+        created_at: p<number>('now'),
+        last_active_at: p<number>('now'),
+        turn_count: 1,
+      })
+      .onConflict((oc) =>
+        oc.columns(['key_id', 'session_hash']).doUpdateSet((eb) => ({
+          turn_count: eb('sessions.turn_count', '+', 1),
+          last_active_at: p<number>('now'),
+        })),
+      )
+      .returning('turn_count'),
+  );
+  const insertTurnQuery = prepareQuery<
+    SessionRef & { seq: number; language: string; now: number; sealed: string },
+    unknown
+  >((p) =>
+    db.insertInto('turns').values({
+      key_id: p<string>('keyId'),
+      session_hash: p<string>('hash'),
+      seq: p<number>('seq'),
+      language: p<string>('language'),
+      created_at: p<number>('now'),
+      sealed: p<string>('sealed'),
+    }),
+  );
+  const pruneQuery = prepareQuery<SessionRef & { oldestKept: number }, unknown>((p) =>
+    db
+      .deleteFrom('turns')
+      .where('key_id', '=', p<string>('keyId'))
+      .where('session_hash', '=', p<string>('hash'))
+      .where('seq', '<', p<number>('oldestKept')),
+  );
+
   return {
-    async recentTurns(keyId, sessionHash, limit, activeSince) {
+    async recentTurns(keyId, hash, limit, activeSince) {
       if (limit <= 0) return [];
-      const rows = await db
-        .selectFrom('turns as t')
-        .innerJoin('sessions as s', (join) =>
-          join.onRef('s.key_id', '=', 't.key_id').onRef('s.session_hash', '=', 't.session_hash'),
-        )
-        .select(['t.seq', 't.language', 't.created_at', 't.sealed'])
-        .where('t.key_id', '=', keyId)
-        .where('t.session_hash', '=', sessionHash)
-        .where('s.last_active_at', '>=', activeSince)
-        .orderBy('t.seq', 'desc')
-        .limit(limit)
-        .execute();
+      const { rows } = await recentQuery(db, { keyId, hash, activeSince, limit });
       return rows.reverse().map((r) => ({
         seq: Number(r.seq),
         language: r.language,
@@ -69,49 +123,13 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
       }));
     },
 
-    async append(keyId, sessionHash, turn, keep, now, activeSince) {
+    async append(keyId, hash, turn, keep, now, activeSince) {
       await db.transaction().execute(async (trx) => {
-        await trx
-          .deleteFrom('sessions')
-          .where('key_id', '=', keyId)
-          .where('session_hash', '=', sessionHash)
-          .where('last_active_at', '<', activeSince)
-          .execute();
-        const session = await trx
-          .insertInto('sessions')
-          .values({
-            key_id: keyId,
-            session_hash: sessionHash,
-            created_at: now,
-            last_active_at: now,
-            turn_count: 1,
-          })
-          .onConflict((oc) =>
-            oc.columns(['key_id', 'session_hash']).doUpdateSet((eb) => ({
-              turn_count: eb('sessions.turn_count', '+', 1),
-              last_active_at: now,
-            })),
-          )
-          .returning('turn_count')
-          .executeTakeFirstOrThrow();
-        const seq = Number(session.turn_count);
-        await trx
-          .insertInto('turns')
-          .values({
-            key_id: keyId,
-            session_hash: sessionHash,
-            seq,
-            language: turn.language,
-            created_at: now,
-            sealed: turn.seal(seq),
-          })
-          .execute();
-        await trx
-          .deleteFrom('turns')
-          .where('key_id', '=', keyId)
-          .where('session_hash', '=', sessionHash)
-          .where('seq', '<=', seq - keep)
-          .execute();
+        await expireQuery(trx, { keyId, hash, activeSince });
+        const session = (await touchQuery(trx, { keyId, hash, now })).rows[0];
+        const seq = Number(session?.turn_count);
+        await insertTurnQuery(trx, { keyId, hash, seq, language: turn.language, now, sealed: turn.seal(seq) });
+        await pruneQuery(trx, { keyId, hash, oldestKept: seq - keep + 1 });
       });
     },
 

@@ -4,6 +4,7 @@
  * upsert, so the limit holds under any concurrency, in one process or many.
  */
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
 export interface UsageRow {
@@ -22,42 +23,47 @@ export interface UsageRepository {
   forKey(keyId: string): Promise<UsageRow[]>;
 }
 
+type KeyMonth = { keyId: string; month: string };
+
 export function createUsageRepository(db: Kysely<Database>): UsageRepository {
+  const reserveQuery = prepareQuery<KeyMonth & { limit: number }, { used: number }>((p) =>
+    db
+      .insertInto('usage')
+      .values({ key_id: p<string>('keyId'), month: p<string>('month'), used: 1 })
+      .onConflict((oc) =>
+        oc
+          .columns(['key_id', 'month'])
+          .doUpdateSet((eb) => ({ used: eb('usage.used', '+', 1) }))
+          .where('usage.used', '<', p<number>('limit')),
+      )
+      .returning('used'),
+  );
+  const refundQuery = prepareQuery<KeyMonth, unknown>((p) =>
+    db
+      .updateTable('usage')
+      .set((eb) => ({ used: eb('used', '-', 1) }))
+      .where('key_id', '=', p<string>('keyId'))
+      .where('month', '=', p<string>('month'))
+      .where('used', '>', 0),
+  );
+  const usedQuery = prepareQuery<KeyMonth, { used: number }>((p) =>
+    db.selectFrom('usage').select('used').where('key_id', '=', p<string>('keyId')).where('month', '=', p<string>('month')),
+  );
+
   return {
     async reserve(keyId, month, limit) {
       if (limit < 1) return undefined;
-      const row = await db
-        .insertInto('usage')
-        .values({ key_id: keyId, month, used: 1 })
-        .onConflict((oc) =>
-          oc
-            .columns(['key_id', 'month'])
-            .doUpdateSet((eb) => ({ used: eb('usage.used', '+', 1) }))
-            .where('usage.used', '<', limit),
-        )
-        .returning('used')
-        .executeTakeFirst();
-      return row === undefined ? undefined : Number(row.used);
+      const { rows } = await reserveQuery(db, { keyId, month, limit });
+      return rows[0] === undefined ? undefined : Number(rows[0].used);
     },
 
     async refund(keyId, month) {
-      await db
-        .updateTable('usage')
-        .set((eb) => ({ used: eb('used', '-', 1) }))
-        .where('key_id', '=', keyId)
-        .where('month', '=', month)
-        .where('used', '>', 0)
-        .execute();
+      await refundQuery(db, { keyId, month });
     },
 
     async used(keyId, month) {
-      const row = await db
-        .selectFrom('usage')
-        .select('used')
-        .where('key_id', '=', keyId)
-        .where('month', '=', month)
-        .executeTakeFirst();
-      return row === undefined ? 0 : Number(row.used);
+      const { rows } = await usedQuery(db, { keyId, month });
+      return rows[0] === undefined ? 0 : Number(rows[0].used);
     },
 
     async forMonth(month) {

@@ -49,12 +49,14 @@ const GERMAN: Phrases = {
     `Stell mir deine Frage einfach in einem ganzen Satz. Ich kenne mich aus mit: ${list(topics, 'und')}.`,
   yourName: (name) =>
     name === undefined
-      ? 'Deinen Namen kenne ich noch nicht. Sag mir zum Beispiel „Ich heiße Anna“. Ich merke mir das nur innerhalb einer Session, also wenn du eine sessionId mitschickst.'
+      ? 'Deinen Namen kenne ich noch nicht. Sag mir zum Beispiel „Ich heiße …“. Ich merke mir das nur innerhalb einer Session, also wenn du eine sessionId mitschickst.'
       : `Du heißt ${name}.`,
   introduced: (name) => `Freut mich, ${name}!`,
-  howCanIHelp: (topics) => `Wie kann ich dir helfen? Ich kenne mich zum Beispiel hiermit aus: ${list(topics, 'und')}.`,
+  howCanIHelp: (topics) =>
+    `Wie kann ich dir helfen? Ich kenne mich zum Beispiel hiermit aus: ${list(topics, 'und')}.`,
   unknown: (suggestions, topics) => {
-    const guess = suggestions.length > 0 ? ` Meintest du vielleicht: ${list(suggestions, 'oder')}?` : '';
+    const guess =
+      suggestions.length > 0 ? ` Meintest du vielleicht: ${list(suggestions, 'oder')}?` : '';
     return `Das weiß ich leider nicht.${guess} Ich kann dir Fragen zu diesen Themen beantworten: ${list(topics, 'und')}.`;
   },
 };
@@ -71,13 +73,15 @@ const ENGLISH: Phrases = {
     `I'm ${assistant}, an assistant that works without internet access and without an AI model. I answer questions from my knowledge base.`,
   capabilities: (topics) =>
     `I can answer questions about these topics: ${list(topics, 'and')}. If you send a sessionId, I remember your name and understand follow-up questions like "And in the other case?" in context.`,
-  help: (topics) => `Just ask your question in a full sentence. I know about: ${list(topics, 'and')}.`,
+  help: (topics) =>
+    `Just ask your question in a full sentence. I know about: ${list(topics, 'and')}.`,
   yourName: (name) =>
     name === undefined
-      ? `I don't know your name yet. Tell me, for example, "My name is Anna". I only remember it within a session, that is when you send a sessionId.`
+      ? `I don't know your name yet. Tell me, for example, "My name is …". I only remember it within a session, that is when you send a sessionId.`
       : `Your name is ${name}.`,
   introduced: (name) => `Nice to meet you, ${name}!`,
-  howCanIHelp: (topics) => `How can I help you? I know about these topics, for example: ${list(topics, 'and')}.`,
+  howCanIHelp: (topics) =>
+    `How can I help you? I know about these topics, for example: ${list(topics, 'and')}.`,
   unknown: (suggestions, topics) => {
     const guess = suggestions.length > 0 ? ` Did you mean ${list(suggestions, 'or')}?` : '';
     return `Sorry, I don't know that.${guess} I can answer questions about these topics: ${list(topics, 'and')}.`;

@@ -24,7 +24,7 @@ import { createNameReader, type NameStatement } from './user-memory.js';
 /** How many earlier turns can shape the reading of a follow-up. */
 const CONTEXT_TURNS = 3;
 /** Entries below this confidence are not suggested as "did you mean". */
-const SUGGESTION_MIN = 0.15;
+const SUGGESTION_MIN = 0.1;
 const MAX_SUGGESTIONS = 2;
 const DEFAULT_OFFER_COUNT = 5;
 
@@ -51,12 +51,15 @@ export function createReplyComposer(index: KnowledgeIndex, threshold: number): R
     (word) => index.ignored.has(word),
     (word) => index.forms.has(word),
   );
-  const offered = index.offer.length > 0 ? index.offer : index.entries.slice(0, DEFAULT_OFFER_COUNT);
+  const offered =
+    index.offer.length > 0 ? index.offer : index.entries.slice(0, DEFAULT_OFFER_COUNT);
   const topicsIn = (language: Language) => offered.map((indexed) => indexed.entry.topic[language]);
 
   const analyse = (message: string): Analysis => {
     const statement = names.read(message);
-    const text = statement ? `${message.slice(0, statement.start)} ${message.slice(statement.end)}` : message;
+    const text = statement
+      ? `${message.slice(0, statement.start)} ${message.slice(statement.end)}`
+      : message;
     const talk = smallTalk.detect(tokenize(text));
     return { statement, talk, hasContent: talk.rest.some((token) => !index.ignored.has(token)) };
   };
@@ -73,16 +76,22 @@ export function createReplyComposer(index: KnowledgeIndex, threshold: number): R
     return context;
   };
 
-  const smallTalkReply = (kinds: readonly SmallTalkKind[], name: string | undefined, language: Language) => {
+  const smallTalkReply = (
+    kinds: readonly SmallTalkKind[],
+    name: string | undefined,
+    language: Language,
+  ) => {
     const phrases = PHRASES[language];
     const has = (kind: SmallTalkKind) => kinds.includes(kind);
     const topics = topicsIn(language);
     const greet = has('greeting') ? phrases.greetingPrefix(name) : undefined;
-    if (has('identity')) return join(greet, index.base.intro?.[language] ?? phrases.identity(index.base.name));
+    if (has('identity'))
+      return join(greet, index.base.intro?.[language] ?? phrases.identity(index.base.name));
     if (has('capabilities')) return join(greet, phrases.capabilities(topics));
     if (has('help')) return join(greet, phrases.help(topics));
     if (has('wellbeing')) return join(greet, phrases.wellbeing());
-    if (has('goodbye')) return join(has('thanks') ? phrases.thanksPrefix() : undefined, phrases.goodbye(name));
+    if (has('goodbye'))
+      return join(has('thanks') ? phrases.thanksPrefix() : undefined, phrases.goodbye(name));
     if (has('thanks')) return phrases.thanks(name);
     if (has('greeting')) return phrases.greeting(name, topics);
     return undefined;

@@ -76,7 +76,10 @@ function compile(nameTokens: readonly string[]): Map<string, Phrase[]> {
   for (const [kind, list] of Object.entries(PHRASES) as [SmallTalkKind, string][]) {
     for (const text of list.split('|')) {
       if (text.includes(NAME) && nameTokens.length === 0) continue;
-      const words = text.trim().split(/\s+/).flatMap((w) => (w === NAME ? nameTokens : [w]));
+      const words = text
+        .trim()
+        .split(/\s+/)
+        .flatMap((w) => (w === NAME ? nameTokens : [w]));
       const first = words[0];
       if (first === undefined) continue;
       byFirst.set(first, [...(byFirst.get(first) ?? []), { kind, words }]);

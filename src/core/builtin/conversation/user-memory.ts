@@ -52,7 +52,9 @@ export interface NameReader {
 
 function displayName(words: readonly string[]): string {
   return words
-    .map((word) => (word === word.toLowerCase() ? word.charAt(0).toUpperCase() + word.slice(1) : word))
+    .map((word) =>
+      word === word.toLowerCase() ? word.charAt(0).toUpperCase() + word.slice(1) : word,
+    )
     .join(' ');
 }
 
@@ -85,7 +87,11 @@ export function createNameReader(
   };
 
   /** The last usable statement of the message ("I'm new here. I'm Anna." gives Anna). */
-  const attempt = (pattern: RegExp, message: string, strong: boolean): NameStatement | undefined => {
+  const attempt = (
+    pattern: RegExp,
+    message: string,
+    strong: boolean,
+  ): NameStatement | undefined => {
     let found: NameStatement | undefined;
     pattern.lastIndex = 0;
     for (let match = pattern.exec(message); match !== null; match = pattern.exec(message)) {

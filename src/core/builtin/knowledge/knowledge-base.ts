@@ -83,7 +83,8 @@ function splitSections(text: string, source: string): RawSection[] {
     if (trimmed === '' || trimmed.startsWith('#')) return;
     const last = section.fields.at(-1);
     if (INDENTED.test(raw)) {
-      if (last === undefined) throw new KnowledgeBaseError(source, line, 'indented line continues no field');
+      if (last === undefined)
+        throw new KnowledgeBaseError(source, line, 'indented line continues no field');
       last.lineStarts.push({ offset: last.value.length + 1, line });
       last.value = `${last.value} ${trimmed}`;
       return;
@@ -95,7 +96,12 @@ function splitSections(text: string, source: string): RawSection[] {
       return;
     }
     const field = FIELD.exec(trimmed);
-    if (!field) throw new KnowledgeBaseError(source, line, `expected "field: value" or "[entry-id]", got "${clip(trimmed)}"`);
+    if (!field)
+      throw new KnowledgeBaseError(
+        source,
+        line,
+        `expected "field: value" or "[entry-id]", got "${clip(trimmed)}"`,
+      );
     const value = (field[2] ?? '').trim();
     section.fields.push({ name: (field[1] ?? '').toLowerCase(), line, value, lineStarts: [] });
   });
@@ -121,14 +127,22 @@ function splitList(field: RawField, source: string): Located[] {
     offset += raw.length + 1;
     if (text !== '') items.push({ text, line });
     else if (offset <= field.value.length) {
-      throw new KnowledgeBaseError(source, line, `empty item in "${field.name}:" (two commas in a row?)`);
+      throw new KnowledgeBaseError(
+        source,
+        line,
+        `empty item in "${field.name}:" (two commas in a row?)`,
+      );
     }
   }
   return items;
 }
 
 /** Checks field names, duplicates and empty values; returns the fields by name. */
-function checkFields(section: RawSection, allowed: readonly string[], source: string): Map<string, RawField[]> {
+function checkFields(
+  section: RawSection,
+  allowed: readonly string[],
+  source: string,
+): Map<string, RawField[]> {
   const where = section.id === undefined ? 'before the first [entry]' : `in entry [${section.id}]`;
   const byName = new Map<string, RawField[]>();
   for (const field of section.fields) {
@@ -140,11 +154,16 @@ function checkFields(section: RawSection, allowed: readonly string[], source: st
         : `unknown field "${field.name}:" ${where} (known: ${allowed.join(', ')})`;
       throw new KnowledgeBaseError(source, field.line, detail);
     }
-    if (field.value === '') throw new KnowledgeBaseError(source, field.line, `"${field.name}:" has no value`);
+    if (field.value === '')
+      throw new KnowledgeBaseError(source, field.line, `"${field.name}:" has no value`);
     const seen = byName.get(field.name) ?? [];
     const first = seen[0];
     if (first !== undefined && !LIST_FIELDS.has(field.name)) {
-      throw new KnowledgeBaseError(source, field.line, `duplicate "${field.name}:" ${where} (first on line ${first.line})`);
+      throw new KnowledgeBaseError(
+        source,
+        field.line,
+        `duplicate "${field.name}:" ${where} (first on line ${first.line})`,
+      );
     }
     byName.set(field.name, [...seen, field]);
   }
@@ -155,28 +174,54 @@ function single(fields: Map<string, RawField[]>, name: string): string | undefin
   return fields.get(name)?.[0]?.value;
 }
 
-function required(fields: Map<string, RawField[]>, name: string, section: RawSection, source: string): string {
+function required(
+  fields: Map<string, RawField[]>,
+  name: string,
+  section: RawSection,
+  source: string,
+): string {
   const value = single(fields, name);
-  if (value === undefined) throw new KnowledgeBaseError(source, section.line, `entry [${section.id}] has no "${name}:"`);
+  if (value === undefined)
+    throw new KnowledgeBaseError(source, section.line, `entry [${section.id}] has no "${name}:"`);
   return value;
 }
 
-function parseEntry(section: RawSection, source: string, seen: Map<string, number>): KnowledgeEntry {
+function parseEntry(
+  section: RawSection,
+  source: string,
+  seen: Map<string, number>,
+): KnowledgeEntry {
   const id = section.id ?? '';
   if (!ENTRY_ID.test(id)) {
-    throw new KnowledgeBaseError(source, section.line, `entry id "${id}" must be lower-case letters, digits and "-"`);
+    throw new KnowledgeBaseError(
+      source,
+      section.line,
+      `entry id "${id}" must be lower-case letters, digits and "-"`,
+    );
   }
   const first = seen.get(id);
-  if (first !== undefined) throw new KnowledgeBaseError(source, section.line, `duplicate entry [${id}] (first on line ${first})`);
+  if (first !== undefined)
+    throw new KnowledgeBaseError(
+      source,
+      section.line,
+      `duplicate entry [${id}] (first on line ${first})`,
+    );
   seen.set(id, section.line);
   const fields = checkFields(section, ENTRY_FIELDS, source);
   const keywords = (fields.get('keywords') ?? []).flatMap((field) => splitList(field, source));
-  if (keywords.length === 0) throw new KnowledgeBaseError(source, section.line, `entry [${id}] has no "keywords:"`);
+  if (keywords.length === 0)
+    throw new KnowledgeBaseError(source, section.line, `entry [${id}] has no "keywords:"`);
   return {
     id,
     line: section.line,
-    topic: { de: required(fields, 'topic-de', section, source), en: required(fields, 'topic-en', section, source) },
-    answer: { de: required(fields, 'de', section, source), en: required(fields, 'en', section, source) },
+    topic: {
+      de: required(fields, 'topic-de', section, source),
+      en: required(fields, 'topic-en', section, source),
+    },
+    answer: {
+      de: required(fields, 'de', section, source),
+      en: required(fields, 'en', section, source),
+    },
     keywords,
     requires: (fields.get('requires') ?? []).map((field) => splitList(field, source)),
   };
@@ -192,12 +237,14 @@ function parseHeader(section: RawSection, source: string) {
   }
   const synonyms = (fields.get('synonyms') ?? []).map((field) => {
     const group = splitList(field, source);
-    if (group.length < 2) throw new KnowledgeBaseError(source, field.line, '"synonyms:" needs at least two words');
+    if (group.length < 2)
+      throw new KnowledgeBaseError(source, field.line, '"synonyms:" needs at least two words');
     return group;
   });
   return {
     name: single(fields, 'name') ?? 'plauder',
-    intro: introDe !== undefined && introEn !== undefined ? { de: introDe, en: introEn } : undefined,
+    intro:
+      introDe !== undefined && introEn !== undefined ? { de: introDe, en: introEn } : undefined,
     synonyms,
     offer: (fields.get('offer') ?? []).flatMap((field) => splitList(field, source)),
   };
@@ -207,14 +254,22 @@ function parseHeader(section: RawSection, source: string) {
 export function parseKnowledgeBase(text: string, source: string): KnowledgeBase {
   const [header, ...sections] = splitSections(text, source);
   if (header === undefined || sections.length === 0) {
-    throw new KnowledgeBaseError(source, 0, 'contains no entries (an entry starts with a line "[entry-id]")');
+    throw new KnowledgeBaseError(
+      source,
+      0,
+      'contains no entries (an entry starts with a line "[entry-id]")',
+    );
   }
   const seen = new Map<string, number>();
   const entries = sections.map((section) => parseEntry(section, source, seen));
   const head = parseHeader(header, source);
   for (const offered of head.offer) {
     if (!seen.has(offered.text)) {
-      throw new KnowledgeBaseError(source, offered.line, `"offer:" names unknown entry [${offered.text}]`);
+      throw new KnowledgeBaseError(
+        source,
+        offered.line,
+        `"offer:" names unknown entry [${offered.text}]`,
+      );
     }
   }
   return { source, ...head, entries };

@@ -56,7 +56,11 @@ class UnionFind {
   private readonly parent = new Map<string, string>();
   find(x: string): string {
     let root = x;
-    for (let up = this.parent.get(root); up !== undefined && up !== root; up = this.parent.get(root)) {
+    for (
+      let up = this.parent.get(root);
+      up !== undefined && up !== root;
+      up = this.parent.get(root)
+    ) {
       root = up;
     }
     if (!this.parent.has(x)) this.parent.set(x, x);
@@ -74,17 +78,32 @@ class UnionFind {
 }
 
 /** The words of a keyword or phrase that can match (stop words and the name removed). */
-function wordsOf(item: Located, ignored: ReadonlySet<string>, source: string, what: string): string[] {
+function wordsOf(
+  item: Located,
+  ignored: ReadonlySet<string>,
+  source: string,
+  what: string,
+): string[] {
   const words = tokenize(item.text).filter((word) => !ignored.has(word));
   if (words.length === 0) {
-    throw new KnowledgeBaseError(source, item.line, `${what} "${item.text}" has only stop words and can never match`);
+    throw new KnowledgeBaseError(
+      source,
+      item.line,
+      `${what} "${item.text}" has only stop words and can never match`,
+    );
   }
   return words;
 }
 
-function singleWord(item: Located, ignored: ReadonlySet<string>, source: string, what: string): string {
+function singleWord(
+  item: Located,
+  ignored: ReadonlySet<string>,
+  source: string,
+  what: string,
+): string {
   const words = wordsOf(item, ignored, source, what);
-  if (words.length > 1) throw new KnowledgeBaseError(source, item.line, `${what} "${item.text}" must be a single word`);
+  if (words.length > 1)
+    throw new KnowledgeBaseError(source, item.line, `${what} "${item.text}" must be a single word`);
   return words[0] as string;
 }
 
@@ -108,7 +127,11 @@ function collectWords(base: KnowledgeBase, ignored: ReadonlySet<string>): EntryW
   });
 }
 
-function buildConcepts(base: KnowledgeBase, entryWords: EntryWords[], ignored: ReadonlySet<string>) {
+function buildConcepts(
+  base: KnowledgeBase,
+  entryWords: EntryWords[],
+  ignored: ReadonlySet<string>,
+) {
   const sets = new UnionFind();
   const addWord = (word: string) => {
     for (const form of formsOf(word)) sets.union(word, form);

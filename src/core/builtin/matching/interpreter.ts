@@ -12,7 +12,7 @@
  * The chosen entry must always match a word of the new message itself.
  */
 import type { Match, Matcher, QueryUnit } from './matcher.js';
-import type { TermResolver } from './term-resolver.js';
+import type { TermPart, TermResolver } from './term-resolver.js';
 
 export interface Interpretation {
   /** The query that was used (the message's own units, possibly plus carried-over ones). */
@@ -61,7 +61,7 @@ function carryOver(own: readonly QueryUnit[], previous: readonly QueryUnit[]): Q
   const ownConcepts = new Set(own.flatMap((unit) => unit.concepts));
   const carried = previous
     .filter((unit) => unit.concepts.length > 0 && !unit.concepts.some((c) => ownConcepts.has(c)))
-    .map((unit) => ({ concepts: unit.concepts, weight: unit.weight * CARRY_WEIGHT }))
+    .map((unit) => ({ ...unit, weight: unit.weight * CARRY_WEIGHT }))
     .filter((unit) => unit.weight >= MIN_CARRIED_WEIGHT);
   return [...own, ...carried];
 }
@@ -75,13 +75,30 @@ export function createInterpreter(
   matcher: Matcher,
   threshold: number,
 ): Interpreter {
+  /** The joined reading of two tokens, when it says more than the two tokens apart. */
+  const joinedPair = (first: string, second: string | undefined): TermPart | undefined => {
+    if (second === undefined) return undefined;
+    const pair = resolver.joined(first, second);
+    if (pair === undefined) return undefined;
+    const apart = [first, second].flatMap((token) =>
+      (resolver.resolve(token) ?? []).flatMap((p) => p.concepts),
+    );
+    return pair.concepts.every((concept) => apart.includes(concept)) ? undefined : pair;
+  };
+
   const unitsOf = (tokens: readonly string[]): QueryUnit[] => {
     const units: QueryUnit[] = [];
-    for (const token of tokens) {
-      for (const concepts of resolver.resolve(token) ?? []) units.push({ concepts, weight: 1 });
+    for (let i = 0; i < tokens.length; i++) {
+      const token = tokens[i] as string;
+      const pair = joinedPair(token, tokens[i + 1]);
+      if (pair !== undefined) i += 1;
+      for (const part of pair === undefined ? (resolver.resolve(token) ?? []) : [pair]) {
+        units.push({ concepts: part.concepts, certainty: part.certainty, weight: 1 });
+      }
     }
     return units;
   };
+
   const reading = (units: readonly QueryUnit[]): Interpretation => {
     const candidates = matcher.score(units);
     const top = candidates[0];
@@ -109,7 +126,9 @@ function breakTie(alone: Interpretation, combined: Interpretation): Interpretati
   const top = alone.candidates[0];
   if (top === undefined) return alone;
   const tied = new Set(
-    alone.candidates.filter((c) => top.confidence - c.confidence < TIE).map((c) => c.entry.position),
+    alone.candidates
+      .filter((c) => top.confidence - c.confidence < TIE)
+      .map((c) => c.entry.position),
   );
   if (tied.size < 2) return alone;
   const pick = combined.candidates.find((c) => tied.has(c.entry.position));

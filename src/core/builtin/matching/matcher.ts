@@ -3,8 +3,9 @@
  * Scores knowledge entries against a query (a list of units, one per meaningful word).
  *
  * For an entry, `matched` is the sum over the query units it contains of
- * `unit.weight × idf(concept)`; `total` is the same sum over all units, where a word the
- * knowledge base does not know counts `UNKNOWN_WEIGHT`. Then
+ * `unit.weight × unit.certainty × idf(concept)`; `total` is the sum of `unit.weight × idf`
+ * over all units, where a word the knowledge base does not know counts `UNKNOWN_WEIGHT`.
+ * Then
  *
  *   confidence = (matched / total) × min(1, matched / FULL_EVIDENCE)
  *
@@ -22,6 +23,8 @@ export interface QueryUnit {
   readonly concepts: readonly number[];
   /** 1 for words of the message itself, less for words carried over from earlier turns. */
   readonly weight: number;
+  /** How sure the word is this concept: 1, less for a corrected typo. Scales `matched` only. */
+  readonly certainty: number;
 }
 
 export interface Match {
@@ -85,7 +88,8 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         const touched: number[] = [];
         addUnit(unit, stamp, touched);
         for (const position of touched) {
-          matched[position] = (matched[position] as number) + unit.weight * (unitBest[position] as number);
+          const gain = unit.weight * unit.certainty * (unitBest[position] as number);
+          matched[position] = (matched[position] as number) + gain;
         }
       }
       const matches: Match[] = [];

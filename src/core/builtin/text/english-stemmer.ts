@@ -142,7 +142,8 @@ function step1a(w: string): string {
 
 function step1b(w: string, r1: number): string {
   for (const suffix of ['eedly', 'eed']) {
-    if (w.endsWith(suffix)) return w.length - suffix.length >= r1 ? `${w.slice(0, -suffix.length)}ee` : w;
+    if (w.endsWith(suffix))
+      return w.length - suffix.length >= r1 ? `${w.slice(0, -suffix.length)}ee` : w;
   }
   const suffix = ['ingly', 'edly', 'ing', 'ed'].find((s) => w.endsWith(s));
   if (suffix === undefined || !hasVowel(w, w.length - suffix.length)) return w;

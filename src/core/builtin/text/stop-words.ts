@@ -15,13 +15,13 @@ dich die dies diese diesem diesen dieser dieses dir doch dort du durch eben eige
 eine einem einen einer eines einfach einmal er es etwa etwas euch euer eure eurem euren eurer
 fur gar geben gibt gibts ganz gegen genau geht gehen gerade gewesen hab habe haben hast hat
 hatte hatten heisst heisse heissen bedeutet bedeuten hier hin ich ihm ihn ihnen ihr ihre
-ihrem ihren ihrer ihres im in ins ist ja je jede jedem jeden jeder jedes jetzt kann kannst
+ihrem ihren ihrer ihres im in ins ist ja je dahinter jede jedem jeden jeder jedes jetzt kann kannst
 konnen konnte konntest konnten kein keine keinem keinen keiner keines mal man mein meine
 meinem meinen meiner meines mich mir mit muss musst mussen mochte mochten nach nicht nichts
-noch nun nur ob oder ohne pro per sehr sein seine seinem seinen seiner sich sie sind so
+nun nur ob oder ohne pro per sehr sein seine seinem seinen seiner sich sie sind so
 soll sollen sollte solltest sollten sondern sonst uber um und uns unser unsere unserem
-unseren unserer unter usw viel viele vielen vom von vor wann war waren warum was weil welche
-welchem welchen welcher welches wenn wer werde werden wie wieso weshalb wieviel wieviele will
+unseren unserer unter usw vom von vor wann war waren warum was weil welche
+welchem welchen welcher welches wenn wer werde werden wie wieso weshalb will
 willst wir wird wirst wo wobei wofur woher wohin womit wollen wollte wurde wurden wurde zu
 zum zur zwar zwischen denen also halt okay ok tun tut mache machen macht funktioniert
 funktionieren
@@ -36,7 +36,7 @@ ought our ours ourselves out over own same shall she should so some such than
 that the their theirs them themselves then there these they this those through to too under
 until up very was we were what when where which while who whom why will with would you your
 yours yourself yourselves please also actually really exactly maybe mean means meaning tell
-know need want like thing things something anything work works way many much us ok okay
+know need want like thing things something anything work works way us ok okay now
 `;
 
 function wordsOf(list: string): string[] {
