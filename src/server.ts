@@ -5,6 +5,8 @@
  */
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
+import { KnowledgeBaseError } from './core/builtin/create-builtin-core.js';
+import type { CoreAdapter } from './core/core-adapter.js';
 import { createCore } from './core/create-core.js';
 import { createServices } from './services.js';
 import { createStore } from './storage/create-database.js';
@@ -14,17 +16,17 @@ const SHUTDOWN_GRACE_MS = 30_000;
 
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let config: Config;
+  let core: CoreAdapter;
   try {
     config = loadConfig(env);
+    core = createCore(config.core);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof KnowledgeBaseError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(2);
     }
     throw error;
   }
-
-  const core = createCore(config);
   const store = await createStore(config.database);
   const services = createServices(config, store, loadSecret(config.secret), Date.now);
   const app = await buildApp(config, { services, core }, { sweepSessions: true });

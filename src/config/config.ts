@@ -5,10 +5,18 @@
  * the CLI entry read `process.env`; everything else receives a `Config`.
  */
 import path from 'node:path';
+import { type BuiltinCoreOptions, readBuiltinCoreConfig } from '../core/builtin/builtin-config.js';
+import { type OpenAiCoreOptions, readOpenAiCoreConfig } from '../core/openai/openai-config.js';
 import { parseDuration } from '../util/duration.js';
 import { type Plans, parsePlans } from './plans.js';
 
 export type CoreKind = 'builtin' | 'openai' | 'placeholder';
+
+/** The chosen core and its settings, read and checked with the rest of the config. */
+export type CoreSettings =
+  | { readonly kind: 'builtin'; readonly options: BuiltinCoreOptions }
+  | { readonly kind: 'openai'; readonly options: OpenAiCoreOptions }
+  | { readonly kind: 'placeholder' };
 
 export interface Config {
   readonly host: string;
@@ -24,13 +32,11 @@ export interface Config {
   readonly sessionSweepIntervalMs: number;
   readonly messageMaxChars: number;
   readonly bodyLimitBytes: number;
-  readonly coreKind: CoreKind;
+  readonly core: CoreSettings;
   readonly coreTimeoutMs: number;
   readonly logLevel: string;
   /** 32-byte secret that encrypts session turns at rest; from PLAUDER_SECRET or a file. */
   readonly secret: SecretSource;
-  /** The raw environment, for adapter-specific settings read by the adapters themselves. */
-  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 export type DatabaseConfig =
@@ -70,11 +76,10 @@ export function loadConfig(env: Env): Config {
     sessionSweepIntervalMs: readDuration(env, 'PLAUDER_SESSION_SWEEP_INTERVAL', '1h', problems),
     messageMaxChars: readInt(env, 'PLAUDER_MESSAGE_MAX_CHARS', 4000, 1, 1_000_000, problems),
     bodyLimitBytes: readInt(env, 'PLAUDER_BODY_LIMIT', 65_536, 1024, 16_777_216, problems),
-    coreKind: readCoreKind(env, problems),
+    core: readCoreSettings(env, problems),
     coreTimeoutMs: readDuration(env, 'PLAUDER_CORE_TIMEOUT', '60s', problems),
     logLevel: readLogLevel(env, problems),
     secret: readSecret(env, database, problems),
-    env: Object.freeze({ ...env }),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
@@ -149,13 +154,19 @@ function readTimeZone(env: Env, problems: string[]): string {
   }
 }
 
-function readCoreKind(env: Env, problems: string[]): CoreKind {
+function readCoreSettings(env: Env, problems: string[]): CoreSettings {
   const kind = (env.PLAUDER_CORE || 'builtin') as CoreKind;
-  if (!CORE_KINDS.includes(kind)) {
-    problems.push(`PLAUDER_CORE: expected one of ${CORE_KINDS.join(', ')}, got "${kind}"`);
-    return 'builtin';
+  switch (kind) {
+    case 'builtin':
+      return { kind, options: readBuiltinCoreConfig(env, problems) };
+    case 'openai':
+      return { kind, options: readOpenAiCoreConfig(env, problems) };
+    case 'placeholder':
+      return { kind };
+    default:
+      problems.push(`PLAUDER_CORE: expected one of ${CORE_KINDS.join(', ')}, got "${kind}"`);
+      return { kind: 'placeholder' };
   }
-  return kind;
 }
 
 function readLogLevel(env: Env, problems: string[]): string {

@@ -1,19 +1,21 @@
 /**
  * @module core/create-core
- * The one place that chooses the core adapter from the configuration. Adapter settings
- * are read (and all their problems reported) by `readCoreSettings` at start-up.
+ * The one place that chooses the core adapter. Its settings were read and checked with
+ * the rest of the configuration; a broken knowledge base fails here, at start-up.
  */
-import { type Config, ConfigError } from '../config/config.js';
+import type { CoreSettings } from '../config/config.js';
+import { createBuiltinCore } from './builtin/create-builtin-core.js';
 import type { CoreAdapter } from './core-adapter.js';
+import { createOpenAiCore } from './openai/create-openai-core.js';
 import { createPlaceholderCore } from './placeholder/create-placeholder-core.js';
 
-export function createCore(config: Config): CoreAdapter {
-  switch (config.coreKind) {
+export function createCore(settings: CoreSettings): CoreAdapter {
+  switch (settings.kind) {
+    case 'builtin':
+      return createBuiltinCore(settings.options);
+    case 'openai':
+      return createOpenAiCore(settings.options);
     case 'placeholder':
       return createPlaceholderCore();
-    case 'builtin':
-      return createPlaceholderCore();
-    case 'openai':
-      throw new ConfigError(['PLAUDER_CORE=openai is not available yet']);
   }
 }

@@ -35,7 +35,10 @@ export function createBuiltinCore(options: BuiltinCoreOptions = {}): CoreAdapter
     async reply({ language, message, history, signal }) {
       // The work is synchronous and takes well under a millisecond; an already aborted
       // request (timeout, client gone) is not worth answering.
-      if (signal.aborted) throw new CoreError('core_timeout', 'request aborted before the reply');
+      if (signal.aborted) {
+        const timedOut = (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
+        throw new CoreError(timedOut ? 'core_timeout' : 'core_unavailable', 'request aborted before the reply');
+      }
       return composer.compose(language, message, history);
     },
   };

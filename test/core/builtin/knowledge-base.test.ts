@@ -10,12 +10,12 @@ import {
 const dir = mkdtempSync(join(tmpdir(), 'plauder-kb-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const ENTRY = `[hello]
-topic-de: Gruß
-topic-en: greeting
-keywords: hallo
-de: Hallo.
-en: Hello.
+const ENTRY = `[weather]
+topic-de: Wetter
+topic-en: weather
+keywords: wetter
+de: Es regnet.
+en: It rains.
 `;
 
 let counter = 0;
@@ -42,21 +42,21 @@ const BROKEN: ReadonlyArray<readonly [string, string, number, string]> = [
   ['a file without entries', '# only a comment\nname: x\n', 0, 'contains no entries'],
   ['a line that is neither field nor entry', `${ENTRY}just some text\n`, 7, 'expected "field: value"'],
   ['an unknown field', `${ENTRY}colour: blue\n`, 7, 'unknown field "colour:"'],
-  ['a header field inside an entry', `${ENTRY}synonyms: a, b\n`, 7, '"synonyms:" is not allowed in entry [hello]'],
+  ['a header field inside an entry', `${ENTRY}synonyms: a, b\n`, 7, '"synonyms:" is not allowed in entry [weather]'],
   ['an entry field before the first entry', `de: Hallo\n${ENTRY}`, 1, '"de:" is not allowed before the first [entry]'],
-  ['a duplicate entry id', `${ENTRY}${ENTRY}`, 7, 'duplicate entry [hello] (first on line 1)'],
+  ['a duplicate entry id', `${ENTRY}${ENTRY}`, 7, 'duplicate entry [weather] (first on line 1)'],
   ['an invalid entry id', `[Hello World]\n${ENTRY.split('\n').slice(1).join('\n')}`, 1, 'entry id "Hello World"'],
-  ['a missing answer', ENTRY.replace('en: Hello.\n', ''), 1, 'entry [hello] has no "en:"'],
-  ['a missing topic', ENTRY.replace('topic-de: Gruß\n', ''), 1, 'entry [hello] has no "topic-de:"'],
-  ['missing keywords', ENTRY.replace('keywords: hallo\n', ''), 1, 'entry [hello] has no "keywords:"'],
-  ['a duplicate answer', `${ENTRY}de: Nochmal.\n`, 7, 'duplicate "de:" in entry [hello] (first on line 5)'],
-  ['an empty value', ENTRY.replace('de: Hallo.', 'de:'), 5, '"de:" has no value'],
-  ['an empty list item', ENTRY.replace('keywords: hallo', 'keywords: hallo,, hi'), 4, 'empty item in "keywords:"'],
-  ['a keyword of stop words only, on a continuation line', ENTRY.replace('keywords: hallo', 'keywords: hallo,\n  und oder'), 5, 'keyword "und oder" has only stop words'],
-  ['a required word of stop words only', ENTRY.replace('keywords: hallo', 'keywords: hallo\nrequires: the'), 5, 'required word "the"'],
-  ['an offer naming an unknown entry', `offer: hello, nope\n${ENTRY}`, 1, '"offer:" names unknown entry [nope]'],
-  ['a synonym group of one word', `synonyms: hallo\n${ENTRY}`, 1, '"synonyms:" needs at least two words'],
-  ['a synonym of two words', `synonyms: hallo, guten tag\n${ENTRY}`, 1, 'synonym "guten tag" must be a single word'],
+  ['a missing answer', ENTRY.replace('en: It rains.\n', ''), 1, 'entry [weather] has no "en:"'],
+  ['a missing topic', ENTRY.replace('topic-de: Wetter\n', ''), 1, 'entry [weather] has no "topic-de:"'],
+  ['missing keywords', ENTRY.replace('keywords: wetter\n', ''), 1, 'entry [weather] has no "keywords:"'],
+  ['a duplicate answer', `${ENTRY}de: Nochmal.\n`, 7, 'duplicate "de:" in entry [weather] (first on line 5)'],
+  ['an empty value', ENTRY.replace('de: Es regnet.', 'de:'), 5, '"de:" has no value'],
+  ['an empty list item', ENTRY.replace('keywords: wetter', 'keywords: wetter,, regen'), 4, 'empty item in "keywords:"'],
+  ['a keyword of stop words only, on a continuation line', ENTRY.replace('keywords: wetter', 'keywords: wetter,\n  und oder'), 5, 'keyword "und oder" has only stop words'],
+  ['a required word of stop words only', ENTRY.replace('keywords: wetter', 'keywords: wetter\nrequires: the'), 5, 'required word "the"'],
+  ['an offer naming an unknown entry', `offer: weather, nope\n${ENTRY}`, 1, '"offer:" names unknown entry [nope]'],
+  ['a synonym group of one word', `synonyms: wetter\n${ENTRY}`, 1, '"synonyms:" needs at least two words'],
+  ['a synonym of two words', `synonyms: wetter, guten tag\n${ENTRY}`, 1, 'synonym "guten tag" must be a single word'],
   ['an indented line before any field', `  continued\n${ENTRY}`, 1, 'indented line continues no field'],
   ['intro in one language only', `intro-de: Ich bin x.\n${ENTRY}`, 1, 'give both "intro-de:" and "intro-en:"'],
 ];
@@ -85,15 +85,15 @@ describe('knowledge base', () => {
   });
 
   it('accepts CRLF line ends, a byte-order mark, comments and continuation lines', async () => {
-    const text = `\uFEFF# comment\r\nname: Bob\r\n${ENTRY.replace('de: Hallo.', 'de: Hallo\r\n  und willkommen.')}`;
+    const text = `\uFEFF# comment\r\nname: Bob\r\n${ENTRY.replace('de: Es regnet.', 'de: Es regnet\r\n  in Strömen.')}`;
     const core = createBuiltinCore({ knowledgePath: write(text.replaceAll('\n', '\r\n')) });
     const reply = await core.reply({
       language: 'de',
-      message: 'hallo?',
+      message: 'Wie ist das Wetter?',
       history: [],
       signal: new AbortController().signal,
     });
-    expect(reply).toBe('Hallo und willkommen.');
+    expect(reply).toBe('Es regnet in Strömen.');
   });
 
   it('rejects a confidence threshold outside (0, 1]', () => {

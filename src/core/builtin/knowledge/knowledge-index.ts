@@ -39,8 +39,6 @@ export interface KnowledgeIndex {
   readonly postings: ReadonlyArray<readonly number[]>;
   /** Every form (word or stem) of the vocabulary → its concept. */
   readonly forms: ReadonlyMap<string, number>;
-  /** The forms grouped by length, for typo search. */
-  readonly formsByLength: ReadonlyArray<readonly string[]>;
   /** Stop words plus the assistant's own name. */
   readonly ignored: ReadonlySet<string>;
 }
@@ -156,18 +154,6 @@ function buildConcepts(
   return { forms, conceptCount: conceptOfRoot.size };
 }
 
-function groupByLength(forms: Iterable<string>): string[][] {
-  const byLength: string[][] = [];
-  for (const form of forms) {
-    if (form.length < 4 || isNumber(form)) continue; // too short to correct safely
-    const bucket = byLength[form.length] ?? [];
-    bucket.push(form);
-    byLength[form.length] = bucket;
-  }
-  for (let i = 0; i < byLength.length; i++) byLength[i] ??= [];
-  return byLength;
-}
-
 /** Builds the index; throws `KnowledgeBaseError` for keywords that can never match. */
 export function buildKnowledgeIndex(base: KnowledgeBase): KnowledgeIndex {
   const ignored = new Set([...STOP_WORDS, ...tokenize(base.name)]);
@@ -200,7 +186,6 @@ export function buildKnowledgeIndex(base: KnowledgeBase): KnowledgeIndex {
     idf,
     postings,
     forms,
-    formsByLength: groupByLength(forms.keys()),
     ignored,
   };
 }

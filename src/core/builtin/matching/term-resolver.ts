@@ -13,9 +13,10 @@
  */
 
 import { formsOf, type KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import { boundedEditDistance } from '../text/edit-distance.js';
 import { stemGerman } from '../text/german-stemmer.js';
 import { isNumber } from '../text/tokenize.js';
+import { createCompoundSplitter, MIN_PART } from './compound-splitter.js';
+import { createTypoSearch } from './typo-search.js';
 
 /** One meaningful part of a token (a compound has several). */
 export interface TermPart {
@@ -36,11 +37,9 @@ export const TYPO_CERTAINTY = 0.7;
 
 const UNKNOWN: Resolution = [{ concepts: [], certainty: 1 }];
 const exactPart = (concepts: readonly number[]): TermPart => ({ concepts, certainty: 1 });
-const MIN_PART = 3;
 /** Snowball keeps the -t of German verb forms (`kostet`, `zählt`, `rotiert`). */
 const VERB_ENDINGS = ['est', 'et', 'st', 't'] as const;
 const MIN_VERB_STEM = 4;
-const MAX_PARTS = 3;
 const CACHE_LIMIT = 4096;
 
 export interface TermResolver {
@@ -52,29 +51,22 @@ export interface TermResolver {
   joined(first: string, second: string): TermPart | undefined;
 }
 
-function typoBound(length: number): number {
-  if (length >= 9) return 2;
-  return length >= 5 ? 1 : 0;
-}
-
-export function createTermResolver(index: KnowledgeIndex): TermResolver {
-  const cache = new Map<string, Resolution>();
-
+/** The concepts of a word through its forms (itself, German stem, English stem). */
+function createLookup(forms: ReadonlyMap<string, number>) {
   const lookup = (word: string): number[] | undefined => {
+    const direct = forms.get(word);
+    if (direct !== undefined) return [direct];
+    if (isNumber(word)) return undefined;
     const found: number[] = [];
     for (const form of formsOf(word)) {
-      const concept = index.forms.get(form);
+      const concept = forms.get(form);
       if (concept !== undefined && !found.includes(concept)) found.push(concept);
     }
     return found.length > 0 ? found : undefined;
   };
-
-  const exact = (word: string): number[] | undefined => {
-    const direct = index.forms.get(word);
-    if (direct !== undefined) return [direct];
-    if (isNumber(word)) return undefined;
+  const withVerbEndings = (word: string): number[] | undefined => {
     const found = lookup(word);
-    if (found !== undefined) return found;
+    if (found !== undefined || isNumber(word)) return found;
     for (const ending of VERB_ENDINGS) {
       if (word.endsWith(ending) && word.length - ending.length >= MIN_VERB_STEM) {
         const verb = lookup(word.slice(0, -ending.length));
@@ -83,52 +75,28 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     }
     return undefined;
   };
+  return { lookup, withVerbEndings };
+}
 
-  const part = (word: string): number[] | undefined =>
-    word.length < MIN_PART || index.ignored.has(word) || isNumber(word) ? undefined : exact(word);
-
-  const split = (word: string, partsLeft: number): number[][] | undefined => {
-    // Longest head first: it is the more specific reading of the compound.
-    for (let cut = word.length - MIN_PART; cut >= MIN_PART; cut--) {
-      const head = part(word.slice(0, cut));
-      if (head === undefined) continue;
-      const rest = word.slice(cut);
-      const tail = part(rest);
-      if (tail !== undefined) return [head, tail];
-      const more = partsLeft > 2 ? split(rest, partsLeft - 1) : undefined;
-      if (more !== undefined) return [head, ...more];
-    }
-    return undefined;
-  };
-
-  const nearest = (word: string): number[] | undefined => {
-    const max = typoBound(word.length);
-    if (max === 0 || isNumber(word)) return undefined;
-    let best = max + 1;
-    let found: number[] = [];
-    const last = Math.min(word.length + max, index.formsByLength.length - 1);
-    for (let length = Math.max(0, word.length - max); length <= last; length++) {
-      for (const form of index.formsByLength[length] ?? []) {
-        const distance = boundedEditDistance(word, form, Math.min(best, max));
-        if (distance > max || distance > best) continue;
-        const concept = index.forms.get(form) as number;
-        if (distance < best) found = [concept];
-        else if (!found.includes(concept)) found.push(concept);
-        best = distance;
-      }
-    }
-    return found.length > 0 ? found : undefined;
-  };
+export function createTermResolver(index: KnowledgeIndex): TermResolver {
+  const cache = new Map<string, Resolution>();
+  const { lookup, withVerbEndings } = createLookup(index.forms);
+  const starts = new Set([...index.forms.keys()].map((form) => form.slice(0, MIN_PART)));
+  const compounds = createCompoundSplitter(
+    (part) => (index.ignored.has(part) || isNumber(part) ? undefined : withVerbEndings(part)),
+    starts,
+  );
+  const typos = createTypoSearch(index.forms);
 
   const compute = (token: string): Resolution => {
     if (index.ignored.has(token)) return null;
-    const known = exact(token);
+    const known = withVerbEndings(token);
     if (known !== undefined) return [exactPart(known)];
     if (isNumber(token)) return UNKNOWN;
-    const parts = token.length >= 2 * MIN_PART ? split(token, MAX_PARTS) : undefined;
+    const parts = compounds.split(token);
     if (parts !== undefined) return parts.map(exactPart);
     const stem = stemGerman(token);
-    const corrected = nearest(token) ?? (stem !== token ? nearest(stem) : undefined);
+    const corrected = typos.nearest(token) ?? (stem !== token ? typos.nearest(stem) : undefined);
     return corrected === undefined ? UNKNOWN : [{ concepts: corrected, certainty: TYPO_CERTAINTY }];
   };
 
