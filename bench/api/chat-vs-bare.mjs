@@ -26,7 +26,10 @@ const env = {
 
 function start(args, extraEnv = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, {
+      env: { ...env, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -38,7 +41,14 @@ function start(args, extraEnv = {}) {
 }
 
 function load(url, body, headers) {
-  return autocannon({ url, method: 'POST', connections, duration, body: JSON.stringify(body), headers });
+  return autocannon({
+    url,
+    method: 'POST',
+    connections,
+    duration,
+    body: JSON.stringify(body),
+    headers,
+  });
 }
 
 async function stop({ child }) {
@@ -46,7 +56,11 @@ async function stop({ child }) {
   await new Promise((resolve) => child.once('exit', resolve));
 }
 
-const created = spawnSync(process.execPath, [cli, 'keys', 'create', '--name', 'bench', '--plan', 'bench', '--json'], { env });
+const created = spawnSync(
+  process.execPath,
+  [cli, 'keys', 'create', '--name', 'bench', '--plan', 'bench', '--json'],
+  { env },
+);
 const { key } = JSON.parse(created.stdout.toString());
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 const message = { message: 'Wie viele Anfragen habe ich im Monat?', sessionId: 'bench-session' };
@@ -54,16 +68,26 @@ const message = { message: 'Wie viele Anfragen habe ich im Monat?', sessionId: '
 const results = [];
 const bare = await start([path.join(root, 'bench/api/bare-fastify.mjs')]);
 await load(`${bare.url}/api/chat`, message, headers); // warm-up
-results.push({ name: 'bare Fastify, constant reply', r: await load(`${bare.url}/api/chat`, message, headers) });
+results.push({
+  name: 'bare Fastify, constant reply',
+  r: await load(`${bare.url}/api/chat`, message, headers),
+});
 await stop(bare);
 
 // Plauder's server logs at info level; "warn" keeps it quiet but needs the port from Fastify's line.
 const plauder = await start([cli, 'serve'], { PLAUDER_LOG_LEVEL: 'info' });
 for (let i = 0; i < 25; i++) {
-  await fetch(`${plauder.url}/api/chat`, { method: 'POST', headers, body: JSON.stringify(message) });
+  await fetch(`${plauder.url}/api/chat`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(message),
+  });
 }
 await load(`${plauder.url}/api/chat`, message, headers); // warm-up, fills the session window
-results.push({ name: `plauder /api/chat + sessionId (${core} core)`, r: await load(`${plauder.url}/api/chat`, message, headers) });
+results.push({
+  name: `plauder /api/chat + sessionId (${core} core)`,
+  r: await load(`${plauder.url}/api/chat`, message, headers),
+});
 results.push({
   name: `plauder /api/chat, no sessionId (${core} core)`,
   r: await load(`${plauder.url}/api/chat`, { message: message.message }, headers),
@@ -71,12 +95,25 @@ results.push({
 await stop(plauder);
 
 const base = results[0].r.requests.average;
-console.log(`\nautocannon -c ${connections} -d ${duration}, ${os.cpus().length} CPUs, node ${process.version}\n`);
+console.log(
+  `\nautocannon -c ${connections} -d ${duration}, ${os.cpus().length} CPUs, node ${process.version}\n`,
+);
 console.log('| server | req/s (mean) | p50 ms | p99 ms | non-2xx | ratio to bare Fastify |');
 console.log('|---|---|---|---|---|---|');
 for (const { name, r } of results) {
   const ratio = (r.requests.average / base).toFixed(2);
-  console.log(`| ${name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${ratio} |`);
+  console.log(
+    `| ${name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${ratio} |`,
+  );
 }
-console.log(JSON.stringify({ results: results.map(({ name, r }) => ({ name, rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx })) }));
+console.log(
+  JSON.stringify({
+    results: results.map(({ name, r }) => ({
+      name,
+      rps: r.requests.average,
+      p99: r.latency.p99,
+      non2xx: r.non2xx,
+    })),
+  }),
+);
 fs.rmSync(dir, { recursive: true, force: true });

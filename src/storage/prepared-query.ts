@@ -21,7 +21,9 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
 ): PreparedQuery<P, R> {
   const compiled = build(<T>(name: string) => `${SENTINEL}${name}` as T).compile();
   const slots = compiled.parameters.map((value) =>
-    typeof value === 'string' && value.startsWith(SENTINEL) ? value.slice(SENTINEL.length) : undefined,
+    typeof value === 'string' && value.startsWith(SENTINEL)
+      ? value.slice(SENTINEL.length)
+      : undefined,
   );
   return (executor, params) => {
     const parameters = compiled.parameters.map((value, i) => {

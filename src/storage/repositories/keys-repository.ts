@@ -79,7 +79,13 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
     );
   const findByHashQuery = prepareQuery<
     { hash: string },
-    { id: string; plan: string; active: number; revoked_at: number | null; expires_at: number | null }
+    {
+      id: string;
+      plan: string;
+      active: number;
+      revoked_at: number | null;
+      expires_at: number | null;
+    }
   >((p) =>
     db
       .selectFrom('key_secrets as s')

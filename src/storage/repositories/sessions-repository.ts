@@ -128,7 +128,14 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
         await expireQuery(trx, { keyId, hash, activeSince });
         const session = (await touchQuery(trx, { keyId, hash, now })).rows[0];
         const seq = Number(session?.turn_count);
-        await insertTurnQuery(trx, { keyId, hash, seq, language: turn.language, now, sealed: turn.seal(seq) });
+        await insertTurnQuery(trx, {
+          keyId,
+          hash,
+          seq,
+          language: turn.language,
+          now,
+          sealed: turn.seal(seq),
+        });
         await pruneQuery(trx, { keyId, hash, oldestKept: seq - keep + 1 });
       });
     },

@@ -47,7 +47,11 @@ export function createUsageRepository(db: Kysely<Database>): UsageRepository {
       .where('used', '>', 0),
   );
   const usedQuery = prepareQuery<KeyMonth, { used: number }>((p) =>
-    db.selectFrom('usage').select('used').where('key_id', '=', p<string>('keyId')).where('month', '=', p<string>('month')),
+    db
+      .selectFrom('usage')
+      .select('used')
+      .where('key_id', '=', p<string>('keyId'))
+      .where('month', '=', p<string>('month')),
   );
 
   return {
