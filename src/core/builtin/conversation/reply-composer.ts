@@ -13,25 +13,25 @@
  */
 import type { Language, Turn } from '../../core-adapter.js';
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import { createInterpreter, type Interpretation } from '../matching/interpreter.js';
+import { createInterpreter, type Interpreter } from '../matching/interpreter.js';
 import { createMatcher, type QueryUnit } from '../matching/matcher.js';
 import { createTermResolver } from '../matching/term-resolver.js';
 import { tokenize } from '../text/tokenize.js';
+import { answerPrefix, joinSentences, smallTalkReply, unknownReply } from './canned-replies.js';
 import { PHRASES } from './phrases.js';
-import { createSmallTalkDetector, type SmallTalk, type SmallTalkKind } from './small-talk.js';
-import { createNameReader, type NameStatement } from './user-memory.js';
+import { createSmallTalkDetector, type SmallTalk, type SmallTalkDetector } from './small-talk.js';
+import { createNameReader, type NameReader, type NameStatement } from './user-memory.js';
 
 /** How many earlier turns can shape the reading of a follow-up. */
 const CONTEXT_TURNS = 3;
-/** Entries below this confidence are not suggested as "did you mean". */
-const SUGGESTION_MIN = 0.1;
-const MAX_SUGGESTIONS = 2;
+/** Topics offered when the knowledge base names none. */
 const DEFAULT_OFFER_COUNT = 5;
 
 export interface ReplyComposer {
   compose(language: Language, message: string, history: readonly Turn[]): string;
 }
 
+/** One message taken apart: a name statement, small talk, and what is left to look up. */
 interface Analysis {
   readonly statement: NameStatement | undefined;
   readonly talk: SmallTalk;
@@ -39,103 +39,69 @@ interface Analysis {
   readonly hasContent: boolean;
 }
 
-function join(...parts: ReadonlyArray<string | undefined>): string {
-  return parts.filter((part) => part !== undefined && part !== '').join(' ');
+interface Parts {
+  readonly index: KnowledgeIndex;
+  readonly interpreter: Interpreter;
+  readonly smallTalk: SmallTalkDetector;
+  readonly names: NameReader;
+  readonly topics: Readonly<Record<Language, readonly string[]>>;
+}
+
+function analyse(parts: Parts, message: string): Analysis {
+  const statement = parts.names.read(message);
+  // The statement is not part of the question: "Ich heiße Anna, was kostet das?".
+  const text = statement ? `${message.slice(0, statement.start)} ${message.slice(statement.end)}` : message;
+  const talk = parts.smallTalk.detect(tokenize(text));
+  return { statement, talk, hasContent: talk.rest.some((token) => !parts.index.ignored.has(token)) };
+}
+
+/** The query of the last turns, each read in the light of the one before. */
+function contextOf(parts: Parts, history: readonly Turn[]): readonly QueryUnit[] {
+  let context: readonly QueryUnit[] = [];
+  for (const turn of history.slice(-CONTEXT_TURNS)) {
+    const { talk, hasContent } = analyse(parts, turn.message);
+    if (!hasContent) continue; // small talk in between keeps the topic
+    const reading = parts.interpreter.interpret(talk.rest, context);
+    if (reading.units.some((unit) => unit.concepts.length > 0)) context = reading.units;
+  }
+  return context;
+}
+
+function compose(parts: Parts, language: Language, message: string, history: readonly Turn[]): string {
+  const phrases = PHRASES[language];
+  const topics = parts.topics[language];
+  const { statement, talk, hasContent } = analyse(parts, message);
+  const name = statement?.name ?? parts.names.fromHistory(history);
+  if (statement === undefined && talk.kinds.includes('askName')) return phrases.yourName(name);
+  const reading = hasContent ? parts.interpreter.interpret(talk.rest, contextOf(parts, history)) : undefined;
+  const answer = reading?.best?.entry.entry.answer[language];
+  if (statement !== undefined) {
+    // "Hi, I'm Anna": the greeting is answered by "Nice to meet you", not by a second hello.
+    const kinds = talk.kinds.filter((kind) => kind !== 'greeting');
+    const rest = answer ?? smallTalkReply(kinds, name, language, parts.index.base, topics);
+    return joinSentences(phrases.introduced(statement.name), rest ?? phrases.howCanIHelp(topics));
+  }
+  if (answer !== undefined) return joinSentences(answerPrefix(talk.kinds, name, language), answer);
+  const small = smallTalkReply(talk.kinds, name, language, parts.index.base, topics);
+  if (small !== undefined) return small;
+  if (!hasContent) return phrases.help(topics);
+  return unknownReply(reading?.candidates ?? [], language, topics);
 }
 
 export function createReplyComposer(index: KnowledgeIndex, threshold: number): ReplyComposer {
-  const resolver = createTermResolver(index);
-  const interpreter = createInterpreter(resolver, createMatcher(index), threshold);
-  const smallTalk = createSmallTalkDetector(tokenize(index.base.name));
+  const interpreter = createInterpreter(createTermResolver(index), createMatcher(index), threshold);
   const names = createNameReader(
     (word) => index.ignored.has(word),
     (word) => index.forms.has(word),
   );
-  const offered =
-    index.offer.length > 0 ? index.offer : index.entries.slice(0, DEFAULT_OFFER_COUNT);
+  const offered = index.offer.length > 0 ? index.offer : index.entries.slice(0, DEFAULT_OFFER_COUNT);
   const topicsIn = (language: Language) => offered.map((indexed) => indexed.entry.topic[language]);
-
-  const analyse = (message: string): Analysis => {
-    const statement = names.read(message);
-    const text = statement
-      ? `${message.slice(0, statement.start)} ${message.slice(statement.end)}`
-      : message;
-    const talk = smallTalk.detect(tokenize(text));
-    return { statement, talk, hasContent: talk.rest.some((token) => !index.ignored.has(token)) };
+  const parts: Parts = {
+    index,
+    interpreter,
+    smallTalk: createSmallTalkDetector(tokenize(index.base.name)),
+    names,
+    topics: { de: topicsIn('de'), en: topicsIn('en') },
   };
-
-  /** The query of the last turns, each read in the light of the one before. */
-  const contextOf = (history: readonly Turn[]): readonly QueryUnit[] => {
-    let context: readonly QueryUnit[] = [];
-    for (const turn of history.slice(-CONTEXT_TURNS)) {
-      const { talk, hasContent } = analyse(turn.message);
-      if (!hasContent) continue;
-      const reading = interpreter.interpret(talk.rest, context);
-      if (reading.units.some((unit) => unit.concepts.length > 0)) context = reading.units;
-    }
-    return context;
-  };
-
-  const smallTalkReply = (
-    kinds: readonly SmallTalkKind[],
-    name: string | undefined,
-    language: Language,
-  ) => {
-    const phrases = PHRASES[language];
-    const has = (kind: SmallTalkKind) => kinds.includes(kind);
-    const topics = topicsIn(language);
-    const greet = has('greeting') ? phrases.greetingPrefix(name) : undefined;
-    if (has('identity'))
-      return join(greet, index.base.intro?.[language] ?? phrases.identity(index.base.name));
-    if (has('capabilities')) return join(greet, phrases.capabilities(topics));
-    if (has('help')) return join(greet, phrases.help(topics));
-    if (has('wellbeing')) return join(greet, phrases.wellbeing());
-    if (has('goodbye'))
-      return join(has('thanks') ? phrases.thanksPrefix() : undefined, phrases.goodbye(name));
-    if (has('thanks')) return phrases.thanks(name);
-    if (has('greeting')) return phrases.greeting(name, topics);
-    return undefined;
-  };
-
-  const unknown = (reading: Interpretation | undefined, language: Language) => {
-    const suggestions = (reading?.candidates ?? [])
-      .filter((match) => match.confidence >= SUGGESTION_MIN)
-      .slice(0, MAX_SUGGESTIONS)
-      .map((match) => match.entry.entry.topic[language]);
-    const topics = topicsIn(language).filter((topic) => !suggestions.includes(topic));
-    return PHRASES[language].unknown(suggestions, topics);
-  };
-
-  return {
-    compose(language, message, history) {
-      const phrases = PHRASES[language];
-      const { statement, talk, hasContent } = analyse(message);
-      const name = statement?.name ?? names.fromHistory(history);
-      if (statement === undefined && talk.kinds.includes('askName')) return phrases.yourName(name);
-      const reading = hasContent ? interpreter.interpret(talk.rest, contextOf(history)) : undefined;
-      const answer = reading?.best?.entry.entry.answer[language];
-      const small = smallTalkReply(talk.kinds, name, language);
-      if (statement !== undefined) {
-        // "Hi, I'm Anna": the greeting is answered by "Nice to meet you", not a second hello.
-        const question = smallTalkReply(
-          talk.kinds.filter((kind) => kind !== 'greeting'),
-          name,
-          language,
-        );
-        const rest = answer ?? question ?? phrases.howCanIHelp(topicsIn(language));
-        return join(phrases.introduced(statement.name), rest);
-      }
-      if (answer !== undefined) {
-        const prefix = talk.kinds.includes('greeting')
-          ? phrases.greetingPrefix(name)
-          : talk.kinds.includes('thanks')
-            ? phrases.thanksPrefix()
-            : undefined;
-        return join(prefix, answer);
-      }
-      if (small !== undefined) return small;
-      if (!hasContent) return phrases.help(topicsIn(language));
-      return unknown(reading, language);
-    },
-  };
+  return { compose: (language, message, history) => compose(parts, language, message, history) };
 }
