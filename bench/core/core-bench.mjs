@@ -21,22 +21,73 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds must be a
 
 /** Conversations replayed with their growing history, as a session would send them. */
 const CONVERSATIONS = [
-  ['de', ['Hallo!', 'Wie viele Anfragen habe ich im Monat?', 'Und im Plus-Plan?', 'Und wann wird das zurückgesetzt?', 'Danke, tschüss!']],
-  ['en', ['Hi there', 'How many requests do I get per month?', 'And on the Plus plan?', 'What happens when I hit the limit?', 'Thanks!']],
+  [
+    'de',
+    [
+      'Hallo!',
+      'Wie viele Anfragen habe ich im Monat?',
+      'Und im Plus-Plan?',
+      'Und wann wird das zurückgesetzt?',
+      'Danke, tschüss!',
+    ],
+  ],
+  [
+    'en',
+    [
+      'Hi there',
+      'How many requests do I get per month?',
+      'And on the Plus plan?',
+      'What happens when I hit the limit?',
+      'Thanks!',
+    ],
+  ],
   ['de', ['Ich heiße Anna.', 'Was ist eine Session?', 'Und wie lange?', 'Wie heiße ich?']],
-  ['en', ["I'm Sam", 'How do I rotate my key?', 'And how long does the old one stay valid?', "What's my name?"]],
-  ['de', ['Wie bekomme ich einen API-Schlüssel?', 'Wie sieht der aus?', 'Darf ich ihn im Browser verwenden?', 'Mein Schlüssel wurde geleakt, was tun?']],
+  [
+    'en',
+    [
+      "I'm Sam",
+      'How do I rotate my key?',
+      'And how long does the old one stay valid?',
+      "What's my name?",
+    ],
+  ],
+  [
+    'de',
+    [
+      'Wie bekomme ich einen API-Schlüssel?',
+      'Wie sieht der aus?',
+      'Darf ich ihn im Browser verwenden?',
+      'Mein Schlüssel wurde geleakt, was tun?',
+    ],
+  ],
   ['en', ['What does 401 mean?', 'And 429?', 'What about 500?', 'What is a soft error?']],
   // One long session: 20 turns of history, the default memory window.
-  ['de', [
-    'Hallo', 'Welche Pläne gibt es?', 'Und der Plus-Plan?', 'Wann wird der Zähler zurückgesetzt?',
-    'In welcher Zeitzone?', 'Was passiert am Limit?', 'Wie prüfe ich meinen Verbrauch?',
-    'Was ist eine Session?', 'Wie lange wird sie gespeichert?', 'Wie lösche ich sie?',
-    'Wie bekomme ich einen Schlüssel?', 'Wie rotiere ich ihn?', 'Und wie widerrufe ich ihn?',
-    'Welche Statuscodes gibt es?', 'Was bedeutet 429?', 'Wie lang darf eine Nachricht sein?',
-    'Welche Endpunkte gibt es?', 'Wie authentifiziere ich mich?', 'Was kostet das?', 'Danke!',
-    'Und im Standard-Plan?',
-  ]],
+  [
+    'de',
+    [
+      'Hallo',
+      'Welche Pläne gibt es?',
+      'Und der Plus-Plan?',
+      'Wann wird der Zähler zurückgesetzt?',
+      'In welcher Zeitzone?',
+      'Was passiert am Limit?',
+      'Wie prüfe ich meinen Verbrauch?',
+      'Was ist eine Session?',
+      'Wie lange wird sie gespeichert?',
+      'Wie lösche ich sie?',
+      'Wie bekomme ich einen Schlüssel?',
+      'Wie rotiere ich ihn?',
+      'Und wie widerrufe ich ihn?',
+      'Welche Statuscodes gibt es?',
+      'Was bedeutet 429?',
+      'Wie lang darf eine Nachricht sein?',
+      'Welche Endpunkte gibt es?',
+      'Wie authentifiziere ich mich?',
+      'Was kostet das?',
+      'Danke!',
+      'Und im Standard-Plan?',
+    ],
+  ],
 ];
 
 /** Single requests without a session: hits, typos, compounds, word order, misses, small talk. */
@@ -87,7 +138,12 @@ async function buildRequests() {
   for (const [language, messages] of CONVERSATIONS) {
     const history = [];
     for (const message of messages) {
-      const kind = history.length === 0 ? 'first turn' : history.length >= 10 ? 'long history' : 'with history';
+      const kind =
+        history.length === 0
+          ? 'first turn'
+          : history.length >= 10
+            ? 'long history'
+            : 'with history';
       requests.push({ kind, request: { language, message, history: [...history], signal } });
       const reply = await core.reply({ language, message, history, signal });
       history.push({ message, reply, language });
@@ -130,7 +186,10 @@ for (let i = 0; i < 20; i++) for (const { request } of requests) await core.repl
 
 const started = performance.now();
 for (let round = 0; round < ROUNDS; round++) {
-  const novel = { kind: 'novel words', request: { language: round % 2 ? 'de' : 'en', message: novelMessage(), history: [], signal } };
+  const novel = {
+    kind: 'novel words',
+    request: { language: round % 2 ? 'de' : 'en', message: novelMessage(), history: [], signal },
+  };
   for (const { kind, request } of [...requests, novel]) {
     const t0 = performance.now();
     await core.reply(request);
@@ -142,11 +201,17 @@ const elapsedMs = performance.now() - started;
 const total = summarise(all);
 const fmt = (ms) => `${(ms * 1000).toFixed(1)} µs`;
 if (!values['json-only']) {
-  console.log(`built-in core: ${total.count} replies in ${elapsedMs.toFixed(0)} ms (${(total.count / (elapsedMs / 1000)).toFixed(0)} replies/s), Node ${process.version}`);
-  console.log(`all replies   median ${fmt(total.medianMs)}  p99 ${fmt(total.p99Ms)}  p99.9 ${fmt(total.p999Ms)}  max ${fmt(total.maxMs)}`);
+  console.log(
+    `built-in core: ${total.count} replies in ${elapsedMs.toFixed(0)} ms (${(total.count / (elapsedMs / 1000)).toFixed(0)} replies/s), Node ${process.version}`,
+  );
+  console.log(
+    `all replies   median ${fmt(total.medianMs)}  p99 ${fmt(total.p99Ms)}  p99.9 ${fmt(total.p999Ms)}  max ${fmt(total.maxMs)}`,
+  );
   for (const [kind, samples] of byKind) {
     const s = summarise(samples);
-    console.log(`  ${kind.padEnd(13)} median ${fmt(s.medianMs)}  p99 ${fmt(s.p99Ms)}  (${s.count} replies)`);
+    console.log(
+      `  ${kind.padEnd(13)} median ${fmt(s.medianMs)}  p99 ${fmt(s.p99Ms)}  (${s.count} replies)`,
+    );
   }
 }
 console.log(

@@ -17,8 +17,8 @@ import {
   isValidThreshold,
 } from './builtin-config.js';
 import { createReplyComposer } from './conversation/reply-composer.js';
-import { loadKnowledgeBase } from './knowledge/knowledge-base.js';
 import { buildKnowledgeIndex } from './knowledge/knowledge-index.js';
+import { loadKnowledgeBase } from './knowledge/knowledge-parser.js';
 
 export type { BuiltinCoreOptions } from './builtin-config.js';
 export { KnowledgeBaseError } from './knowledge/knowledge-base.js';
@@ -37,7 +37,10 @@ export function createBuiltinCore(options: BuiltinCoreOptions = {}): CoreAdapter
       // request (timeout, client gone) is not worth answering.
       if (signal.aborted) {
         const timedOut = (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
-        throw new CoreError(timedOut ? 'core_timeout' : 'core_unavailable', 'request aborted before the reply');
+        throw new CoreError(
+          timedOut ? 'core_timeout' : 'core_unavailable',
+          'request aborted before the reply',
+        );
       }
       return composer.compose(language, message, history);
     },

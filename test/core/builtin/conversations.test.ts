@@ -30,7 +30,7 @@ describe('built-in core conversations', () => {
   it('covers every entry of the shipped knowledge base in both languages', async () => {
     // Each entry's answer must be reached by some single-question case per language.
     const { loadKnowledgeBase } = await import(
-      '../../../src/core/builtin/knowledge/knowledge-base.js'
+      '../../../src/core/builtin/knowledge/knowledge-parser.js'
     );
     const { DEFAULT_KNOWLEDGE_PATH } = await import('../../../src/core/builtin/builtin-config.js');
     const base = loadKnowledgeBase(DEFAULT_KNOWLEDGE_PATH);

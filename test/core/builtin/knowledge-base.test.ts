@@ -40,25 +40,100 @@ function loadError(content: string | Buffer): KnowledgeBaseError {
 // Each case: file content, the line the error must name, and a part of its message.
 const BROKEN: ReadonlyArray<readonly [string, string, number, string]> = [
   ['a file without entries', '# only a comment\nname: x\n', 0, 'contains no entries'],
-  ['a line that is neither field nor entry', `${ENTRY}just some text\n`, 7, 'expected "field: value"'],
+  [
+    'a line that is neither field nor entry',
+    `${ENTRY}just some text\n`,
+    7,
+    'expected "field: value"',
+  ],
   ['an unknown field', `${ENTRY}colour: blue\n`, 7, 'unknown field "colour:"'],
-  ['a header field inside an entry', `${ENTRY}synonyms: a, b\n`, 7, '"synonyms:" is not allowed in entry [weather]'],
-  ['an entry field before the first entry', `de: Hallo\n${ENTRY}`, 1, '"de:" is not allowed before the first [entry]'],
+  [
+    'a header field inside an entry',
+    `${ENTRY}synonyms: a, b\n`,
+    7,
+    '"synonyms:" is not allowed in entry [weather]',
+  ],
+  [
+    'an entry field before the first entry',
+    `de: Hallo\n${ENTRY}`,
+    1,
+    '"de:" is not allowed before the first [entry]',
+  ],
   ['a duplicate entry id', `${ENTRY}${ENTRY}`, 7, 'duplicate entry [weather] (first on line 1)'],
-  ['an invalid entry id', `[Hello World]\n${ENTRY.split('\n').slice(1).join('\n')}`, 1, 'entry id "Hello World"'],
+  [
+    'an invalid entry id',
+    `[Hello World]\n${ENTRY.split('\n').slice(1).join('\n')}`,
+    1,
+    'entry id "Hello World"',
+  ],
   ['a missing answer', ENTRY.replace('en: It rains.\n', ''), 1, 'entry [weather] has no "en:"'],
-  ['a missing topic', ENTRY.replace('topic-de: Wetter\n', ''), 1, 'entry [weather] has no "topic-de:"'],
-  ['missing keywords', ENTRY.replace('keywords: wetter\n', ''), 1, 'entry [weather] has no "keywords:"'],
-  ['a duplicate answer', `${ENTRY}de: Nochmal.\n`, 7, 'duplicate "de:" in entry [weather] (first on line 5)'],
+  [
+    'a missing topic',
+    ENTRY.replace('topic-de: Wetter\n', ''),
+    1,
+    'entry [weather] has no "topic-de:"',
+  ],
+  [
+    'missing keywords',
+    ENTRY.replace('keywords: wetter\n', ''),
+    1,
+    'entry [weather] has no "keywords:"',
+  ],
+  [
+    'a duplicate answer',
+    `${ENTRY}de: Nochmal.\n`,
+    7,
+    'duplicate "de:" in entry [weather] (first on line 5)',
+  ],
   ['an empty value', ENTRY.replace('de: Es regnet.', 'de:'), 5, '"de:" has no value'],
-  ['an empty list item', ENTRY.replace('keywords: wetter', 'keywords: wetter,, regen'), 4, 'empty item in "keywords:"'],
-  ['a keyword of stop words only, on a continuation line', ENTRY.replace('keywords: wetter', 'keywords: wetter,\n  und oder'), 5, 'keyword "und oder" has only stop words'],
-  ['a required word of stop words only', ENTRY.replace('keywords: wetter', 'keywords: wetter\nrequires: the'), 5, 'required word "the"'],
-  ['an offer naming an unknown entry', `offer: weather, nope\n${ENTRY}`, 1, '"offer:" names unknown entry [nope]'],
-  ['a synonym group of one word', `synonyms: wetter\n${ENTRY}`, 1, '"synonyms:" needs at least two words'],
-  ['a synonym of two words', `synonyms: wetter, guten tag\n${ENTRY}`, 1, 'synonym "guten tag" must be a single word'],
-  ['an indented line before any field', `  continued\n${ENTRY}`, 1, 'indented line continues no field'],
-  ['intro in one language only', `intro-de: Ich bin x.\n${ENTRY}`, 1, 'give both "intro-de:" and "intro-en:"'],
+  [
+    'an empty list item',
+    ENTRY.replace('keywords: wetter', 'keywords: wetter,, regen'),
+    4,
+    'empty item in "keywords:"',
+  ],
+  [
+    'a keyword of stop words only, on a continuation line',
+    ENTRY.replace('keywords: wetter', 'keywords: wetter,\n  und oder'),
+    5,
+    'keyword "und oder" has only stop words',
+  ],
+  [
+    'a required word of stop words only',
+    ENTRY.replace('keywords: wetter', 'keywords: wetter\nrequires: the'),
+    5,
+    'required word "the"',
+  ],
+  [
+    'an offer naming an unknown entry',
+    `offer: weather, nope\n${ENTRY}`,
+    1,
+    '"offer:" names unknown entry [nope]',
+  ],
+  [
+    'a synonym group of one word',
+    `synonyms: wetter\n${ENTRY}`,
+    1,
+    '"synonyms:" needs at least two words',
+  ],
+  [
+    'a synonym of two words',
+    `synonyms: wetter, guten tag\n${ENTRY}`,
+    1,
+    'synonym "guten tag" must be a single word',
+  ],
+  [
+    'an indented line before any field',
+    `  continued\n${ENTRY}`,
+    1,
+    'indented line continues no field',
+  ],
+  [
+    'intro in one language only',
+    `intro-de: Ich bin x.\n${ENTRY}`,
+    1,
+    'give both "intro-de:" and "intro-en:"',
+  ],
 ];
 
 describe('knowledge base', () => {
@@ -72,7 +147,11 @@ describe('knowledge base', () => {
   });
 
   it('rejects a file that is not UTF-8, naming the line', () => {
-    const bytes = Buffer.concat([Buffer.from(`${ENTRY}keywords: caf`), Buffer.from([0xe9]), Buffer.from('\n')]);
+    const bytes = Buffer.concat([
+      Buffer.from(`${ENTRY}keywords: caf`),
+      Buffer.from([0xe9]),
+      Buffer.from('\n'),
+    ]);
     const error = loadError(bytes);
     expect(error.message).toMatch(/:7: is not valid UTF-8/);
   });
@@ -98,7 +177,11 @@ describe('knowledge base', () => {
 
   it('rejects a confidence threshold outside (0, 1]', () => {
     const path = write(ENTRY);
-    expect(() => createBuiltinCore({ knowledgePath: path, confidenceThreshold: 0 })).toThrow(RangeError);
-    expect(() => createBuiltinCore({ knowledgePath: path, confidenceThreshold: 1.5 })).toThrow(RangeError);
+    expect(() => createBuiltinCore({ knowledgePath: path, confidenceThreshold: 0 })).toThrow(
+      RangeError,
+    );
+    expect(() => createBuiltinCore({ knowledgePath: path, confidenceThreshold: 1.5 })).toThrow(
+      RangeError,
+    );
   });
 });

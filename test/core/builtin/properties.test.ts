@@ -43,28 +43,40 @@ const turn: fc.Arbitrary<Turn> = fc.record({
 describe('built-in core properties', () => {
   it('always replies with a non-empty string and never throws', async () => {
     await fc.assert(
-      fc.asyncProperty(language, message, fc.array(turn, { maxLength: 20 }), async (lang, text, history) => {
-        const reply = await core.reply({ language: lang, message: text, history, signal });
-        expect(typeof reply).toBe('string');
-        expect(reply.trim().length).toBeGreaterThan(0);
-      }),
+      fc.asyncProperty(
+        language,
+        message,
+        fc.array(turn, { maxLength: 20 }),
+        async (lang, text, history) => {
+          const reply = await core.reply({ language: lang, message: text, history, signal });
+          expect(typeof reply).toBe('string');
+          expect(reply.trim().length).toBeGreaterThan(0);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('is deterministic: the same request gets the same reply', async () => {
     await fc.assert(
-      fc.asyncProperty(language, message, fc.array(turn, { maxLength: 5 }), async (lang, text, history) => {
-        const first = await core.reply({ language: lang, message: text, history, signal });
-        const second = await core.reply({ language: lang, message: text, history, signal });
-        expect(second).toBe(first);
-      }),
+      fc.asyncProperty(
+        language,
+        message,
+        fc.array(turn, { maxLength: 5 }),
+        async (lang, text, history) => {
+          const first = await core.reply({ language: lang, message: text, history, signal });
+          const second = await core.reply({ language: lang, message: text, history, signal });
+          expect(second).toBe(first);
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it('handles a message of the maximum length quickly', async () => {
-    const long = 'Wie viele Anfragen habe ich im Monat und was passiert am Limit? '.repeat(64).slice(0, 4000);
+    const long = 'Wie viele Anfragen habe ich im Monat und was passiert am Limit? '
+      .repeat(64)
+      .slice(0, 4000);
     const started = performance.now();
     const reply = await core.reply({ language: 'de', message: long, history: [], signal });
     expect(reply.length).toBeGreaterThan(0);

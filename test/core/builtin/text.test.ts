@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_KNOWLEDGE_PATH } from '../../../src/core/builtin/builtin-config.js';
-import { loadKnowledgeBase } from '../../../src/core/builtin/knowledge/knowledge-base.js';
 import { buildKnowledgeIndex } from '../../../src/core/builtin/knowledge/knowledge-index.js';
-import { createTermResolver, TYPO_CERTAINTY } from '../../../src/core/builtin/matching/term-resolver.js';
+import { loadKnowledgeBase } from '../../../src/core/builtin/knowledge/knowledge-parser.js';
+import {
+  createTermResolver,
+  TYPO_CERTAINTY,
+} from '../../../src/core/builtin/matching/term-resolver.js';
 import { boundedEditDistance } from '../../../src/core/builtin/text/edit-distance.js';
 import { stemEnglish } from '../../../src/core/builtin/text/english-stemmer.js';
 import { stemGerman } from '../../../src/core/builtin/text/german-stemmer.js';
@@ -99,14 +102,22 @@ describe('term resolution against the shipped vocabulary', () => {
     expect(resolver.resolve('the')).toBeNull();
   });
   it('finds inflected forms through their stems', () => {
-    expect(resolver.resolve('anfragen')).toEqual([{ concepts: [conceptOf('anfrage')], certainty: 1 }]);
+    expect(resolver.resolve('anfragen')).toEqual([
+      { concepts: [conceptOf('anfrage')], certainty: 1 },
+    ]);
     expect(resolver.resolve('kostet')).toEqual([{ concepts: [conceptOf('kosten')], certainty: 1 }]);
   });
   it('splits German compounds into vocabulary words', () => {
     const parts = resolver.resolve('anfragelimit') ?? [];
-    expect(parts.map((part) => part.concepts)).toEqual([[conceptOf('anfrage')], [conceptOf('limit')]]);
+    expect(parts.map((part) => part.concepts)).toEqual([
+      [conceptOf('anfrage')],
+      [conceptOf('limit')],
+    ]);
     const linked = resolver.resolve('sitzungsdauer') ?? [];
-    expect(linked.map((part) => part.concepts)).toEqual([[conceptOf('sitzung')], [conceptOf('dauer')]]);
+    expect(linked.map((part) => part.concepts)).toEqual([
+      [conceptOf('sitzung')],
+      [conceptOf('dauer')],
+    ]);
   });
   it('corrects one typo in words of five or more letters, with less certainty', () => {
     expect(resolver.resolve('kontignent')).toEqual([

@@ -31,7 +31,8 @@ export function smallTalkReply(
   const phrases = PHRASES[language];
   const has = (kind: SmallTalkKind) => kinds.includes(kind);
   const greet = has('greeting') ? phrases.greetingPrefix(name) : undefined;
-  if (has('identity')) return joinSentences(greet, base.intro?.[language] ?? phrases.identity(base.name));
+  if (has('identity'))
+    return joinSentences(greet, base.intro?.[language] ?? phrases.identity(base.name));
   if (has('capabilities')) return joinSentences(greet, phrases.capabilities(topics));
   if (has('help')) return joinSentences(greet, phrases.help(topics));
   if (has('wellbeing')) return joinSentences(greet, phrases.wellbeing());

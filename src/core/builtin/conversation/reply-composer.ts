@@ -50,9 +50,15 @@ interface Parts {
 function analyse(parts: Parts, message: string): Analysis {
   const statement = parts.names.read(message);
   // The statement is not part of the question: "Ich heiße Anna, was kostet das?".
-  const text = statement ? `${message.slice(0, statement.start)} ${message.slice(statement.end)}` : message;
+  const text = statement
+    ? `${message.slice(0, statement.start)} ${message.slice(statement.end)}`
+    : message;
   const talk = parts.smallTalk.detect(tokenize(text));
-  return { statement, talk, hasContent: talk.rest.some((token) => !parts.index.ignored.has(token)) };
+  return {
+    statement,
+    talk,
+    hasContent: talk.rest.some((token) => !parts.index.ignored.has(token)),
+  };
 }
 
 /** The query of the last turns, each read in the light of the one before. */
@@ -67,13 +73,20 @@ function contextOf(parts: Parts, history: readonly Turn[]): readonly QueryUnit[]
   return context;
 }
 
-function compose(parts: Parts, language: Language, message: string, history: readonly Turn[]): string {
+function compose(
+  parts: Parts,
+  language: Language,
+  message: string,
+  history: readonly Turn[],
+): string {
   const phrases = PHRASES[language];
   const topics = parts.topics[language];
   const { statement, talk, hasContent } = analyse(parts, message);
   const name = statement?.name ?? parts.names.fromHistory(history);
   if (statement === undefined && talk.kinds.includes('askName')) return phrases.yourName(name);
-  const reading = hasContent ? parts.interpreter.interpret(talk.rest, contextOf(parts, history)) : undefined;
+  const reading = hasContent
+    ? parts.interpreter.interpret(talk.rest, contextOf(parts, history))
+    : undefined;
   const answer = reading?.best?.entry.entry.answer[language];
   if (statement !== undefined) {
     // "Hi, I'm Anna": the greeting is answered by "Nice to meet you", not by a second hello.
@@ -94,7 +107,8 @@ export function createReplyComposer(index: KnowledgeIndex, threshold: number): R
     (word) => index.ignored.has(word),
     (word) => index.forms.has(word),
   );
-  const offered = index.offer.length > 0 ? index.offer : index.entries.slice(0, DEFAULT_OFFER_COUNT);
+  const offered =
+    index.offer.length > 0 ? index.offer : index.entries.slice(0, DEFAULT_OFFER_COUNT);
   const topicsIn = (language: Language) => offered.map((indexed) => indexed.entry.topic[language]);
   const parts: Parts = {
     index,

@@ -55,8 +55,10 @@ const PHRASES: Readonly<Record<SmallTalkKind, string>> = {
     | which topics | what can you help | how can you help | what do you do`,
   help: `hilfe | help | hilf mir | help me | ich brauche hilfe | i need help
     | kannst du mir helfen | can you help me | wie funktioniert das | how does this work`,
-  askName: `wie heisse ich | wie ich heisse | wie heiss ich | wie ist mein name | mein name
-    | meinen namen | wer bin ich | what is my name | my name | who am i`,
+  askName: `wie heisse ich | wie heiss ich | wie ich heisse | wie ist mein name | wer bin ich
+    | kennst du meinen namen | weisst du meinen namen | erinnerst du dich an meinen namen
+    | what is my name | who am i | do you know my name | do you remember my name
+    | remember my name | what did i say my name was`,
 };
 
 interface Phrase {

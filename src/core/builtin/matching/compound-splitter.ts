@@ -21,7 +21,10 @@ export interface CompoundSplitter {
  * `starts`: the first three letters of every vocabulary form. A part must begin like some
  * form (its stem is a prefix of it), which rules out most cuts without stemming them.
  */
-export function createCompoundSplitter(lookup: PartLookup, starts: ReadonlySet<string>): CompoundSplitter {
+export function createCompoundSplitter(
+  lookup: PartLookup,
+  starts: ReadonlySet<string>,
+): CompoundSplitter {
   const part = (word: string): number[] | undefined =>
     word.length >= MIN_PART && starts.has(word.slice(0, MIN_PART)) ? lookup(word) : undefined;
 

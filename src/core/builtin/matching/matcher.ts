@@ -56,42 +56,50 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   const unitBest = new Float64Array(n);
   const unitSeen = new Int32Array(n);
   const present = new Int32Array(index.conceptCount);
+  const touched: number[] = [];
   let stamp = 0;
 
-  const requiresMet = (entry: IndexedEntry, mark: number) =>
-    entry.requires.every((group) => group.some((concept) => present[concept] === mark));
-
-  const addUnit = (unit: QueryUnit, mark: number, touched: number[]) => {
+  /** Adds one unit to `matched` of every entry containing one of its concepts. */
+  const addUnit = (unit: QueryUnit) => {
+    stamp += 1;
+    touched.length = 0;
     for (const concept of unit.concepts) {
       const idf = index.idf[concept] ?? 0;
       for (const position of index.postings[concept] ?? []) {
-        if (unitSeen[position] !== mark) {
-          unitSeen[position] = mark;
+        if (unitSeen[position] !== stamp) {
+          unitSeen[position] = stamp;
           unitBest[position] = idf;
           touched.push(position);
         } else if (idf > (unitBest[position] as number)) unitBest[position] = idf;
       }
     }
+    for (const position of touched) {
+      const gain = unit.weight * unit.certainty * (unitBest[position] as number);
+      matched[position] = (matched[position] as number) + gain;
+    }
   };
+
+  /** Fills `matched` and `present`; returns the total weight of the query. */
+  const accumulate = (units: readonly QueryUnit[], queryMark: number): number => {
+    matched.fill(0);
+    let total = 0;
+    for (const unit of units) {
+      for (const concept of unit.concepts) present[concept] = queryMark;
+      const idf = unit.concepts.length === 0 ? UNKNOWN_WEIGHT : maxIdf(index, unit.concepts);
+      total += unit.weight * idf;
+      addUnit(unit);
+    }
+    return total;
+  };
+
+  const requiresMet = (entry: IndexedEntry, queryMark: number) =>
+    entry.requires.every((group) => group.some((concept) => present[concept] === queryMark));
 
   return {
     score(units) {
       stamp += 1;
       const queryMark = stamp;
-      matched.fill(0);
-      let total = 0;
-      for (const unit of units) {
-        for (const concept of unit.concepts) present[concept] = queryMark;
-        const idf = unit.concepts.length === 0 ? UNKNOWN_WEIGHT : maxIdf(index, unit.concepts);
-        total += unit.weight * idf;
-        stamp += 1;
-        const touched: number[] = [];
-        addUnit(unit, stamp, touched);
-        for (const position of touched) {
-          const gain = unit.weight * unit.certainty * (unitBest[position] as number);
-          matched[position] = (matched[position] as number) + gain;
-        }
-      }
+      const total = accumulate(units, queryMark);
       const matches: Match[] = [];
       if (total <= 0) return matches;
       for (const entry of index.entries) {
