@@ -107,3 +107,20 @@ describe('key lifecycle', () => {
     expect(JSON.stringify(rows)).not.toContain(key.slice(12));
   });
 });
+
+describe('key checks before the database', () => {
+  it('refuses a mistyped key with 401 even when the database is gone, which needs no lookup', async () => {
+    const { s, key } = await setup();
+    await s.services.store.close();
+    const typo = `${key.slice(0, 20)}${key[20] === 'a' ? 'b' : 'a'}${key.slice(21)}`;
+    const refused = await ask(s, typo);
+    expect(refused.status).toBe(401);
+    expect(refused.json.error.code).toBe('invalid_api_key');
+    // A well-formed key does need the database: with it gone, that is a technical error.
+    const needsLookup = await ask(s, key);
+    expect(needsLookup.status).toBe(500);
+    expect(needsLookup.json.error.code).toBe('internal_error');
+    await s.app.close();
+    server = undefined;
+  });
+});
