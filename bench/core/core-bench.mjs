@@ -3,7 +3,7 @@
  * realistic mix of requests many times and prints the time per reply.
  *
  *   npm run bench:core                                   # builds, then runs
- *   node bench/core/core-bench.mjs [--rounds 300] [--json-only]   # after `npm run build`
+ *   node bench/core/core-bench.mjs [--rounds 500] [--json-only]   # after `npm run build`
  *
  * See bench/core/README.md for what the mix contains and how to read the numbers.
  */
@@ -12,7 +12,7 @@ import { createBuiltinCore } from '../../dist/core/builtin/create-builtin-core.j
 
 const { values } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '300' },
+    rounds: { type: 'string', default: '500' },
     'json-only': { type: 'boolean', default: false },
   },
 });

@@ -189,6 +189,28 @@ const PHRASING: readonly Conversation[] = [
   ask('en: shouting', 'en', 'HOW DO I GET AN API KEY???', 'keys create'),
 ];
 
+/** Questions as newcomers asked them while the knowledge base was written. */
+// biome-ignore format: one row per case reads best as a table
+const NEWCOMER_QUESTIONS: readonly Conversation[] = [
+  ask('de: separable verb "läuft ... ab"', 'de', 'Läuft mein API-Key ab?', 'laufen nicht von selbst ab'),
+  ask('de: history as "Verlauf"', 'de', 'Kann ich meinen Verlauf löschen?', 'DELETE /api/sessions/{sessionId}'),
+  ask('de: database', 'de', 'Welche Datenbank braucht plauder?', 'SQLite'),
+  ask('de: what happens without a session', 'de', 'Was passiert ohne sessionId?', 'Ohne sessionId wird nichts gespeichert'),
+  ask('de: what time the counter resets', 'de', 'Um wie viel Uhr wird zurückgesetzt?', '0:00 Uhr'),
+  ask('de: a status code with a generic verb', 'de', 'Bekomme ich einen 429 Fehler?', 'quota_exceeded'),
+  ask('de: price of a plan', 'de', 'Was kostet der Plus-Plan?', 'entscheidet der Betreiber'),
+  ask('de: compound Sprachmodell', 'de', 'Welches Sprachmodell steckt dahinter?', 'PLAUDER_CORE'),
+  ask('de: remaining requests', 'de', 'Wie viele Anfragen habe ich noch?', 'GET /api/usage'),
+  ask('en: stolen key', 'en', 'My key was stolen, what should I do?', 'keys rotate'),
+  ask('en: history', 'en', 'Can I delete my history?', 'DELETE /api/sessions/{sessionId}'),
+  ask('en: ran out', 'en', 'I ran out of requests, what now?', 'Retry-After'),
+  ask('en: reply in the other language', 'en', 'Why is the answer in German?', 'reply language depends on the endpoint'),
+  ask('en: "session id" as two words', 'en', 'Do I need a session id?', 'sessionId'),
+  ask('en: key stopped working', 'en', 'My key stopped working', 'invalid_api_key'),
+  ask('en: several keys', 'en', 'Can I have multiple keys?', 'several per person'),
+  ask('en: "time zone" as two words', 'en', 'In which time zone is the month counted?', 'IANA time zone'),
+];
+
 const CROSS_LANGUAGE: readonly Conversation[] = [
   {
     name: 'English question on the German endpoint gets a German answer',
@@ -353,6 +375,18 @@ const MEMORY: readonly Conversation[] = [
     ],
   },
   {
+    name: 'en: "My name is not ..." states no name',
+    language: 'en',
+    turns: [
+      {
+        message: 'My name is not important. What is the Plus limit?',
+        includes: ['5000'],
+        excludes: ['Nice to meet you'],
+      },
+      { message: 'What is my name?', includes: ["I don't know your name yet"] },
+    ],
+  },
+  {
     name: 'en: no memory without a session',
     language: 'en',
     session: false,
@@ -475,6 +509,7 @@ export const conversations: readonly Conversation[] = [
   ...TOPICS_DE,
   ...TOPICS_EN,
   ...PHRASING,
+  ...NEWCOMER_QUESTIONS,
   ...CROSS_LANGUAGE,
   ...SMALL_TALK,
   ...MEMORY,

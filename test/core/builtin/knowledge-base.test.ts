@@ -117,6 +117,12 @@ const BROKEN: ReadonlyArray<readonly [string, string, number, string]> = [
     '"synonyms:" needs at least two words',
   ],
   [
+    'an alternatives group of one word',
+    `alternatives: wetter\n${ENTRY}`,
+    1,
+    '"alternatives:" needs at least two words',
+  ],
+  [
     'a synonym of two words',
     `synonyms: wetter, guten tag\n${ENTRY}`,
     1,

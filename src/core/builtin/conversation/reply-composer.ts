@@ -102,7 +102,12 @@ function compose(
 }
 
 export function createReplyComposer(index: KnowledgeIndex, threshold: number): ReplyComposer {
-  const interpreter = createInterpreter(createTermResolver(index), createMatcher(index), threshold);
+  const interpreter = createInterpreter(
+    index.alternatives,
+    createTermResolver(index),
+    createMatcher(index),
+    threshold,
+  );
   const names = createNameReader(
     (word) => index.ignored.has(word),
     (word) => index.forms.has(word),

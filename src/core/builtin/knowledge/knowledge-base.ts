@@ -31,6 +31,8 @@ export interface KnowledgeBase {
   readonly intro: Readonly<Record<Language, string>> | undefined;
   /** Groups of words that mean the same thing. */
   readonly synonyms: ReadonlyArray<readonly Located[]>;
+  /** Groups of words that name alternatives; in a follow-up, one replaces another. */
+  readonly alternatives: ReadonlyArray<readonly Located[]>;
   /** Entry ids offered when the assistant does not know an answer, in this order. */
   readonly offer: readonly Located[];
   readonly entries: readonly KnowledgeEntry[];

@@ -39,6 +39,8 @@ export interface KnowledgeIndex {
   readonly postings: ReadonlyArray<readonly number[]>;
   /** Every form (word or stem) of the vocabulary → its concept. */
   readonly forms: ReadonlyMap<string, number>;
+  /** Per concept named in `alternatives:`, the concepts it is an alternative to. */
+  readonly alternatives: ReadonlyMap<number, ReadonlySet<number>>;
   /** Stop words plus the assistant's own name. */
   readonly ignored: ReadonlySet<string>;
 }
@@ -140,6 +142,9 @@ function buildConcepts(
     words.forEach(addWord);
     for (const word of words.slice(1)) sets.union(words[0] as string, word);
   }
+  for (const group of base.alternatives) {
+    for (const item of group) addWord(singleWord(item, ignored, base.source, 'alternative'));
+  }
   const conceptOfRoot = new Map<string, number>();
   const forms = new Map<string, number>();
   for (const form of [...sets.keys()]) {
@@ -152,6 +157,25 @@ function buildConcepts(
     forms.set(form, concept);
   }
   return { forms, conceptCount: conceptOfRoot.size };
+}
+
+function buildAlternatives(
+  base: KnowledgeBase,
+  ignored: ReadonlySet<string>,
+  conceptOf: (word: string) => number,
+): Map<number, Set<number>> {
+  const alternatives = new Map<number, Set<number>>();
+  for (const group of base.alternatives) {
+    const concepts = group.map((item) =>
+      conceptOf(singleWord(item, ignored, base.source, 'alternative')),
+    );
+    for (const concept of concepts) {
+      const others = alternatives.get(concept) ?? new Set<number>();
+      for (const other of concepts) if (other !== concept) others.add(other);
+      alternatives.set(concept, others);
+    }
+  }
+  return alternatives;
 }
 
 /** Builds the index; throws `KnowledgeBaseError` for keywords that can never match. */
@@ -186,6 +210,7 @@ export function buildKnowledgeIndex(base: KnowledgeBase): KnowledgeIndex {
     idf,
     postings,
     forms,
+    alternatives: buildAlternatives(base, ignored, conceptOf),
     ignored,
   };
 }

@@ -11,9 +11,16 @@ import {
   type Located,
 } from './knowledge-base.js';
 
-const HEADER_FIELDS = ['name', 'intro-de', 'intro-en', 'synonyms', 'offer'] as const;
+const HEADER_FIELDS = [
+  'name',
+  'intro-de',
+  'intro-en',
+  'synonyms',
+  'alternatives',
+  'offer',
+] as const;
 const ENTRY_FIELDS = ['topic-de', 'topic-en', 'keywords', 'requires', 'de', 'en'] as const;
-const LIST_FIELDS = new Set(['synonyms', 'offer', 'keywords', 'requires']);
+const LIST_FIELDS = new Set(['synonyms', 'alternatives', 'offer', 'keywords', 'requires']);
 const SECTION = /^\[([^\]]*)\]\s*$/;
 const FIELD = /^([A-Za-z][A-Za-z-]*)\s*:(.*)$/;
 const ENTRY_ID = /^[a-z0-9][a-z0-9-]*$/;
@@ -198,17 +205,20 @@ function parseHeader(section: RawSection, source: string) {
     const line = (fields.get('intro-de') ?? fields.get('intro-en'))?.[0]?.line ?? 1;
     throw new KnowledgeBaseError(source, line, 'give both "intro-de:" and "intro-en:", or neither');
   }
-  const synonyms = (fields.get('synonyms') ?? []).map((field) => {
-    const group = splitList(field, source);
-    if (group.length < 2)
-      throw new KnowledgeBaseError(source, field.line, '"synonyms:" needs at least two words');
-    return group;
-  });
+  const groups = (name: string) =>
+    (fields.get(name) ?? []).map((field) => {
+      const group = splitList(field, source);
+      if (group.length < 2) {
+        throw new KnowledgeBaseError(source, field.line, `"${name}:" needs at least two words`);
+      }
+      return group;
+    });
   return {
     name: single(fields, 'name') ?? 'plauder',
     intro:
       introDe !== undefined && introEn !== undefined ? { de: introDe, en: introEn } : undefined,
-    synonyms,
+    synonyms: groups('synonyms'),
+    alternatives: groups('alternatives'),
     offer: (fields.get('offer') ?? []).flatMap((field) => splitList(field, source)),
   };
 }

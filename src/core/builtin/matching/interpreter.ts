@@ -57,10 +57,21 @@ export interface Interpreter {
   interpret(tokens: readonly string[], previous: readonly QueryUnit[]): Interpretation;
 }
 
-function carryOver(own: readonly QueryUnit[], previous: readonly QueryUnit[]): QueryUnit[] {
+/**
+ * The message's units plus the previous query's, weakened. A carried word is dropped when
+ * the message repeats it, and when the message names an alternative to it ("Und im
+ * Standard-Plan?" after a question about Plus replaces `plus` by `standard`).
+ */
+function carryOver(
+  own: readonly QueryUnit[],
+  previous: readonly QueryUnit[],
+  alternatives: ReadonlyMap<number, ReadonlySet<number>>,
+): QueryUnit[] {
   const ownConcepts = new Set(own.flatMap((unit) => unit.concepts));
+  const replaced = (concept: number) =>
+    ownConcepts.has(concept) || [...ownConcepts].some((o) => alternatives.get(o)?.has(concept));
   const carried = previous
-    .filter((unit) => unit.concepts.length > 0 && !unit.concepts.some((c) => ownConcepts.has(c)))
+    .filter((unit) => unit.concepts.length > 0 && !unit.concepts.some(replaced))
     .map((unit) => ({ ...unit, weight: unit.weight * CARRY_WEIGHT }))
     .filter((unit) => unit.weight >= MIN_CARRIED_WEIGHT);
   return [...own, ...carried];
@@ -71,6 +82,7 @@ function matchesOwn(match: Match, own: readonly QueryUnit[]): boolean {
 }
 
 export function createInterpreter(
+  alternatives: ReadonlyMap<number, ReadonlySet<number>>,
   resolver: TermResolver,
   matcher: Matcher,
   threshold: number,
@@ -112,7 +124,7 @@ export function createInterpreter(
       const alone = reading(own);
       const hasOwnConcept = own.some((unit) => unit.concepts.length > 0);
       if (previous.length === 0 || !hasOwnConcept) return alone;
-      const combined = reading(carryOver(own, previous));
+      const combined = reading(carryOver(own, previous, alternatives));
       const usable = combined.best !== undefined && matchesOwn(combined.best, own);
       if (usable && (opensLikeFollowUp(tokens) || alone.best === undefined)) return combined;
       if (alone.best === undefined) return alone;

@@ -20,7 +20,7 @@ konnen konnte konntest konnten kein keine keinem keinen keiner keines mal man me
 meinem meinen meiner meines mich mir mit muss musst mussen mochte mochten nach nicht nichts
 nun nur ob oder ohne pro per sehr sein seine seinem seinen seiner sich sie sind so
 soll sollen sollte solltest sollten sondern sonst uber um und uns unser unsere unserem
-unseren unserer unter usw vom von vor wann war waren warum was weil welche
+unseren unserer unter usw viel vielen vom von vor wann war waren warum was weil welche
 welchem welchen welcher welches wenn wer werde werden wie wieso weshalb will
 willst wir wird wirst wo wobei wofur woher wohin womit wollen wollte wurde wurden wurde zu
 zum zur zwar zwischen denen also halt okay ok tun tut mache machen macht funktioniert
