@@ -24,6 +24,13 @@ import { createNameReader, type NameReader, type NameStatement } from './user-me
 
 /** How many earlier turns can shape the reading of a follow-up. */
 const CONTEXT_TURNS = 3;
+/**
+ * How many tokens of a message are read: questions are short, and the caps bound the work
+ * for very long messages (an earlier turn only needs to give the topic).
+ */
+const MESSAGE_TOKENS = 64;
+const HISTORY_TOKENS = 24;
+const HISTORY_CHARS = 500;
 /** Topics offered when the knowledge base names none. */
 const DEFAULT_OFFER_COUNT = 5;
 
@@ -47,13 +54,13 @@ interface Parts {
   readonly topics: Readonly<Record<Language, readonly string[]>>;
 }
 
-function analyse(parts: Parts, message: string): Analysis {
+function analyse(parts: Parts, message: string, maxTokens = MESSAGE_TOKENS): Analysis {
   const statement = parts.names.read(message);
   // The statement is not part of the question: "Ich heiße Anna, was kostet das?".
   const text = statement
     ? `${message.slice(0, statement.start)} ${message.slice(statement.end)}`
     : message;
-  const talk = parts.smallTalk.detect(tokenize(text));
+  const talk = parts.smallTalk.detect(tokenize(text, maxTokens));
   return {
     statement,
     talk,
@@ -65,7 +72,8 @@ function analyse(parts: Parts, message: string): Analysis {
 function contextOf(parts: Parts, history: readonly Turn[]): readonly QueryUnit[] {
   let context: readonly QueryUnit[] = [];
   for (const turn of history.slice(-CONTEXT_TURNS)) {
-    const { talk, hasContent } = analyse(parts, turn.message);
+    const message = turn.message.slice(0, HISTORY_CHARS);
+    const { talk, hasContent } = analyse(parts, message, HISTORY_TOKENS);
     if (!hasContent) continue; // small talk in between keeps the topic
     const reading = parts.interpreter.interpret(talk.rest, context);
     if (reading.units.some((unit) => unit.concepts.length > 0)) context = reading.units;

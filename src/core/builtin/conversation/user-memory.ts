@@ -43,6 +43,9 @@ const NOT_NAMES = new Set(
   able unable excited`.split(/\s+/),
 );
 
+/** Names are stated near the start of a message; longer earlier turns are not searched to the end. */
+const HISTORY_SCAN_CHARS = 500;
+
 export interface NameReader {
   /** The name stated in this message, if any. */
   read(message: string): NameStatement | undefined;
@@ -106,7 +109,7 @@ export function createNameReader(
     read,
     fromHistory(history) {
       for (let i = history.length - 1; i >= 0; i--) {
-        const statement = read(history[i]?.message ?? '');
+        const statement = read((history[i]?.message ?? '').slice(0, HISTORY_SCAN_CHARS));
         if (statement !== undefined) return statement.name;
       }
       return undefined;

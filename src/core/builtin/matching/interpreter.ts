@@ -52,8 +52,7 @@ export function opensLikeFollowUp(tokens: readonly string[]): boolean {
 }
 
 export interface Interpreter {
-  /** The message's own query units (weight 1). */
-  unitsOf(tokens: readonly string[]): QueryUnit[];
+  /** Reads `tokens` (a message without its small talk) after the query of the previous turn. */
   interpret(tokens: readonly string[], previous: readonly QueryUnit[]): Interpretation;
 }
 
@@ -118,7 +117,6 @@ export function createInterpreter(
   };
 
   return {
-    unitsOf,
     interpret(tokens, previous) {
       const own = unitsOf(tokens);
       const alone = reading(own);

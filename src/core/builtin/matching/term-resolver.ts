@@ -41,6 +41,8 @@ const exactPart = (concepts: readonly number[]): TermPart => ({ concepts, certai
 const VERB_ENDINGS = ['est', 'et', 'st', 't'] as const;
 const MIN_VERB_STEM = 4;
 const CACHE_LIMIT = 4096;
+/** Longer tokens (pasted hashes, base64, runs of letters) are no words: not worth the search. */
+const MAX_WORD_LENGTH = 40;
 
 export interface TermResolver {
   resolve(token: string): Resolution;
@@ -69,8 +71,9 @@ function createLookup(forms: ReadonlyMap<string, number>) {
     if (found !== undefined || isNumber(word)) return found;
     for (const ending of VERB_ENDINGS) {
       if (word.endsWith(ending) && word.length - ending.length >= MIN_VERB_STEM) {
-        const verb = lookup(word.slice(0, -ending.length));
-        if (verb !== undefined) return verb;
+        const verb = word.slice(0, -ending.length);
+        const concept = forms.get(verb) ?? forms.get(stemGerman(verb));
+        if (concept !== undefined) return [concept];
       }
     }
     return undefined;
@@ -90,6 +93,7 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
 
   const compute = (token: string): Resolution => {
     if (index.ignored.has(token)) return null;
+    if (token.length > MAX_WORD_LENGTH) return UNKNOWN;
     const known = withVerbEndings(token);
     if (known !== undefined) return [exactPart(known)];
     if (isNumber(token)) return UNKNOWN;
@@ -103,7 +107,9 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
   return {
     joined(first, second) {
       if (isNumber(first) || isNumber(second)) return undefined;
-      const concepts = lookup(first + second);
+      const word = first + second;
+      if (!starts.has(word.slice(0, MIN_PART)) || word.length > MAX_WORD_LENGTH) return undefined;
+      const concepts = lookup(word);
       return concepts === undefined ? undefined : exactPart(concepts);
     },
     resolve(token) {

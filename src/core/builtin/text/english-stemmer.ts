@@ -34,6 +34,10 @@ const AFTER_STEP1A = new Set([
   'exceed',
   'succeed',
 ]);
+const APOSTROPHE_S = /'(s'?)?$/;
+const SPECIAL_PREFIXES = ['gener', 'commun', 'arsen'] as const;
+const EED_SUFFIXES = ['eedly', 'eed'] as const;
+const ED_ING_SUFFIXES = ['ingly', 'edly', 'ing', 'ed'] as const;
 const DOUBLES = new Set(['bb', 'dd', 'ff', 'gg', 'mm', 'nn', 'pp', 'rr', 'tt']);
 const LI_ENDINGS = new Set(['c', 'd', 'e', 'g', 'h', 'k', 'm', 'n', 'r', 't']);
 
@@ -141,11 +145,11 @@ function step1a(w: string): string {
 }
 
 function step1b(w: string, r1: number): string {
-  for (const suffix of ['eedly', 'eed']) {
+  for (const suffix of EED_SUFFIXES) {
     if (w.endsWith(suffix))
       return w.length - suffix.length >= r1 ? `${w.slice(0, -suffix.length)}ee` : w;
   }
-  const suffix = ['ingly', 'edly', 'ing', 'ed'].find((s) => w.endsWith(s));
+  const suffix = ED_ING_SUFFIXES.find((s) => w.endsWith(s));
   if (suffix === undefined || !hasVowel(w, w.length - suffix.length)) return w;
   const stem = w.slice(0, -suffix.length);
   if (stem.endsWith('at') || stem.endsWith('bl') || stem.endsWith('iz')) return `${stem}e`;
@@ -198,7 +202,7 @@ function step5(w: string, r1: number, r2: number): string {
 }
 
 function regionsOf(w: string): [number, number] {
-  const prefix = ['gener', 'commun', 'arsen'].find((p) => w.startsWith(p));
+  const prefix = SPECIAL_PREFIXES.find((p) => w.startsWith(p));
   const r1 = prefix === undefined ? regionAfter(w, 0) : prefix.length;
   return [r1, regionAfter(w, r1)];
 }
@@ -208,9 +212,10 @@ export function stemEnglish(word: string): string {
   if (word.length <= 2) return word;
   const exception = EXCEPTIONS.get(word);
   if (exception !== undefined) return exception;
-  let w = markY(word.startsWith("'") ? word.slice(1) : word);
+  let w = word.startsWith("'") ? word.slice(1) : word;
+  if (w.includes('y')) w = markY(w);
   const [r1, r2] = regionsOf(w);
-  w = w.replace(/'(s'?)?$/, '');
+  if (w.includes("'")) w = w.replace(APOSTROPHE_S, '');
   w = step1a(w);
   if (AFTER_STEP1A.has(w)) return w;
   w = step1b(w, r1);
