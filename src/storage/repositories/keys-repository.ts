@@ -5,7 +5,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 import { prepareQuery } from '../prepared-query.js';
-import type { Database } from '../schema.js';
+import type { ApiKeysTable, Database } from '../schema.js';
 
 export interface KeyRecord {
   readonly id: string;
@@ -197,16 +197,7 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
   };
 }
 
-interface KeyRow {
-  id: string;
-  name: string;
-  plan: string;
-  active: number;
-  created_at: number;
-  updated_at: number;
-  revoked_at: number | null;
-  display_prefix: string | null;
-}
+type KeyRow = ApiKeysTable & { display_prefix: string | null };
 
 function toKeyRecord(row: KeyRow): KeyRecord {
   return {

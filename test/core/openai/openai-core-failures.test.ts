@@ -1,28 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CoreAdapter, CoreError, type CoreRequest } from '../../../src/core/core-adapter.js';
-import {
-  createOpenAiCore,
-  type OpenAiCoreOptions,
-} from '../../../src/core/openai/create-openai-core.js';
-import { deadPort, startUpstream, testOptions, type Upstream } from './upstream-process.js';
+import { describe, expect, it } from 'vitest';
+import { CoreError, type CoreRequest } from '../../../src/core/core-adapter.js';
+import { deadPort, useUpstreamCore } from './upstream-process.js';
 
-let upstream: Upstream;
-let core: CoreAdapter | undefined;
-
-beforeAll(async () => {
-  upstream = await startUpstream();
-});
-afterAll(() => upstream.stop());
-beforeEach(() => upstream.reset());
-afterEach(async () => {
-  await core?.close?.();
-  core = undefined;
-});
-
-function open(overrides: Partial<OpenAiCoreOptions> = {}): CoreAdapter {
-  core = createOpenAiCore(testOptions(upstream.baseUrl, overrides));
-  return core;
-}
+const fixture = useUpstreamCore();
 
 function ask(message = 'Hallo', signal = new AbortController().signal): CoreRequest {
   return { message, language: 'de', history: [], signal };
@@ -37,13 +17,13 @@ async function failure(promise: Promise<unknown>): Promise<CoreError> {
   return error;
 }
 
-const requestCount = async () => (await upstream.received()).requests.length;
+const requestCount = async () => (await fixture.upstream.received()).requests.length;
 
 describe('openai core: timeouts', () => {
   it('fails with core_timeout when an attempt hangs past the timeout, in bounded time', async () => {
-    await upstream.script({ hang: true });
+    await fixture.upstream.script({ hang: true });
     const started = performance.now();
-    const error = await failure(open({ timeoutMs: 300, maxRetries: 0 }).reply(ask()));
+    const error = await failure(fixture.open({ timeoutMs: 300, maxRetries: 0 }).reply(ask()));
     const elapsed = performance.now() - started;
 
     expect(error.code).toBe('core_timeout');
@@ -53,10 +33,10 @@ describe('openai core: timeouts', () => {
   });
 
   it('bounds the total time to attempts x timeout plus capped waits', async () => {
-    await upstream.script({ hang: true }, { hang: true }, { hang: true });
+    await fixture.upstream.script({ hang: true }, { hang: true }, { hang: true });
     const options = { timeoutMs: 200, maxRetries: 2, retryMaxDelayMs: 50 };
     const started = performance.now();
-    const error = await failure(open(options).reply(ask()));
+    const error = await failure(fixture.open(options).reply(ask()));
     const elapsed = performance.now() - started;
 
     expect(error.code).toBe('core_timeout');
@@ -66,14 +46,14 @@ describe('openai core: timeouts', () => {
   });
 
   it('retries after a timeout and returns the next reply', async () => {
-    await upstream.script({ hang: true }, { content: 'Endlich.' });
-    await expect(open({ timeoutMs: 200 }).reply(ask())).resolves.toBe('Endlich.');
+    await fixture.upstream.script({ hang: true }, { content: 'Endlich.' });
+    await expect(fixture.open({ timeoutMs: 200 }).reply(ask())).resolves.toBe('Endlich.');
     expect(await requestCount()).toBe(2);
   });
 
   it('reports core_unavailable when only an earlier attempt timed out', async () => {
-    await upstream.script({ hang: true }, { status: 503, body: {} });
-    const error = await failure(open({ timeoutMs: 200, maxRetries: 1 }).reply(ask()));
+    await fixture.upstream.script({ hang: true }, { status: 503, body: {} });
+    const error = await failure(fixture.open({ timeoutMs: 200, maxRetries: 1 }).reply(ask()));
     expect(error.code).toBe('core_unavailable');
     expect(error.message).toContain('HTTP 503');
   });
@@ -83,16 +63,19 @@ describe('openai core: retries', () => {
   it.each([500, 502, 503, 504, 429, 408])(
     'retries HTTP %i and returns the next reply',
     async (status) => {
-      await upstream.script({ status, body: { error: { message: 'busy' } } }, { content: 'Da.' });
-      await expect(open().reply(ask())).resolves.toBe('Da.');
+      await fixture.upstream.script(
+        { status, body: { error: { message: 'busy' } } },
+        { content: 'Da.' },
+      );
+      await expect(fixture.open().reply(ask())).resolves.toBe('Da.');
       expect(await requestCount()).toBe(2);
     },
   );
 
   it('gives up with core_unavailable after exactly 1 + maxRetries attempts', async () => {
     const busy = { status: 500, body: { error: { message: 'down' } } };
-    await upstream.script(busy, busy, busy, busy, busy);
-    const error = await failure(open({ maxRetries: 3 }).reply(ask()));
+    await fixture.upstream.script(busy, busy, busy, busy, busy);
+    const error = await failure(fixture.open({ maxRetries: 3 }).reply(ask()));
 
     expect(error.code).toBe('core_unavailable');
     expect(error.message).toContain('HTTP 500');
@@ -101,30 +84,38 @@ describe('openai core: retries', () => {
   });
 
   it('makes a single attempt with maxRetries 0', async () => {
-    await upstream.script({ status: 503, body: {} }, { content: 'nope' });
-    expect((await failure(open({ maxRetries: 0 }).reply(ask()))).code).toBe('core_unavailable');
+    await fixture.upstream.script({ status: 503, body: {} }, { content: 'nope' });
+    expect((await failure(fixture.open({ maxRetries: 0 }).reply(ask()))).code).toBe(
+      'core_unavailable',
+    );
     expect(await requestCount()).toBe(1);
   });
 
   it('waits as long as Retry-After asks (in seconds) before retrying a 429', async () => {
-    await upstream.script({ status: 429, headers: { 'retry-after': '1' }, body: {} }, {});
+    await fixture.upstream.script({ status: 429, headers: { 'retry-after': '1' }, body: {} }, {});
     const started = performance.now();
-    await open({ retryMaxDelayMs: 5_000 }).reply(ask());
+    await fixture.open({ retryMaxDelayMs: 5_000 }).reply(ask());
     expect(performance.now() - started).toBeGreaterThanOrEqual(950);
     expect(await requestCount()).toBe(2);
   });
 
   it('caps a long Retry-After at the maximum retry delay', async () => {
-    await upstream.script({ status: 429, headers: { 'retry-after': '3600' }, body: {} }, {});
+    await fixture.upstream.script(
+      { status: 429, headers: { 'retry-after': '3600' }, body: {} },
+      {},
+    );
     const started = performance.now();
-    await open({ retryMaxDelayMs: 100 }).reply(ask());
+    await fixture.open({ retryMaxDelayMs: 100 }).reply(ask());
     expect(performance.now() - started).toBeLessThan(1_500);
     expect(await requestCount()).toBe(2);
   });
 
   it.each([400, 401, 403, 404, 422])('does not retry HTTP %i', async (status) => {
-    await upstream.script({ status, body: { error: { message: 'no' } } }, { content: 'nope' });
-    const error = await failure(open({ maxRetries: 5 }).reply(ask()));
+    await fixture.upstream.script(
+      { status, body: { error: { message: 'no' } } },
+      { content: 'nope' },
+    );
+    const error = await failure(fixture.open({ maxRetries: 5 }).reply(ask()));
     expect(error.code).toBe('core_unavailable');
     expect(error.message).toContain(`HTTP ${status}`);
     expect(error.message).toContain('not retried');
@@ -132,14 +123,14 @@ describe('openai core: retries', () => {
   });
 
   it('retries when the upstream closes the connection without answering', async () => {
-    await upstream.script({ close: true }, { content: 'Wieder da.' });
-    await expect(open().reply(ask())).resolves.toBe('Wieder da.');
+    await fixture.upstream.script({ close: true }, { content: 'Wieder da.' });
+    await expect(fixture.open().reply(ask())).resolves.toBe('Wieder da.');
     expect(await requestCount()).toBe(2);
   });
 
   it('fails with core_unavailable on a dead port after all attempts, quickly', async () => {
     const port = await deadPort();
-    core = createOpenAiCore(testOptions(`http://127.0.0.1:${port}/v1`, { maxRetries: 2 }));
+    const core = fixture.open({ maxRetries: 2 }, `http://127.0.0.1:${port}/v1`);
     const started = performance.now();
     const error = await failure(core.reply(ask()));
 
@@ -150,7 +141,9 @@ describe('openai core: retries', () => {
   });
 
   it('fails at once, without the key, when Node refuses to build the request', async () => {
-    const error = await failure(open({ apiKey: 'sk-bad\nkey', maxRetries: 3 }).reply(ask()));
+    const error = await failure(
+      fixture.open({ apiKey: 'sk-bad\nkey', maxRetries: 3 }).reply(ask()),
+    );
     expect(error.code).toBe('core_unavailable');
     expect(error.message).toContain('ERR_INVALID_CHAR');
     expect(`${error.message} ${String(error.cause)}`).not.toContain('sk-bad');
@@ -160,9 +153,11 @@ describe('openai core: retries', () => {
 
 describe('openai core: abort via request.signal', () => {
   it('stops a hanging attempt at once and does not retry', async () => {
-    await upstream.script({ hang: true }, { content: 'too late' });
+    await fixture.upstream.script({ hang: true }, { content: 'too late' });
     const controller = new AbortController();
-    const pending = failure(open({ timeoutMs: 10_000 }).reply(ask('Hallo', controller.signal)));
+    const pending = failure(
+      fixture.open({ timeoutMs: 10_000 }).reply(ask('Hallo', controller.signal)),
+    );
     setTimeout(() => controller.abort(), 100);
     const started = performance.now();
     const error = await pending;
@@ -174,10 +169,12 @@ describe('openai core: abort via request.signal', () => {
   });
 
   it('stops while waiting for a retry', async () => {
-    await upstream.script({ status: 429, headers: { 'retry-after': '30' }, body: {} });
+    await fixture.upstream.script({ status: 429, headers: { 'retry-after': '30' }, body: {} });
     const signal = AbortSignal.timeout(200);
     const started = performance.now();
-    const error = await failure(open({ retryMaxDelayMs: 30_000 }).reply(ask('Hallo', signal)));
+    const error = await failure(
+      fixture.open({ retryMaxDelayMs: 30_000 }).reply(ask('Hallo', signal)),
+    );
 
     expect(error.code).toBe('core_timeout');
     expect(error.message).toContain('(TimeoutError) while waiting to retry');
@@ -186,7 +183,7 @@ describe('openai core: abort via request.signal', () => {
   });
 
   it('sends nothing when the signal is already aborted', async () => {
-    const error = await failure(open().reply(ask('Hallo', AbortSignal.abort())));
+    const error = await failure(fixture.open().reply(ask('Hallo', AbortSignal.abort())));
     expect(error.code).toBe('core_timeout');
     expect(await requestCount()).toBe(0);
   });
@@ -208,8 +205,10 @@ describe('openai core: error messages stay free of secrets', () => {
   it.each(scenarios)(
     'never puts key, message or upstream text into errors: %s',
     async (_l, steps) => {
-      await upstream.script(...steps);
-      const error = await failure(open({ apiKey: KEY, timeoutMs: 200 }).reply(ask(MESSAGE)));
+      await fixture.upstream.script(...steps);
+      const error = await failure(
+        fixture.open({ apiKey: KEY, timeoutMs: 200 }).reply(ask(MESSAGE)),
+      );
       const visible = `${error.message} ${String(error.cause)} ${error.stack ?? ''}`;
       for (const secret of [KEY, MESSAGE, UPSTREAM_TEXT, 'hunter2']) {
         expect(visible).not.toContain(secret);

@@ -1,28 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CoreAdapter, CoreRequest } from '../../../src/core/core-adapter.js';
-import {
-  createOpenAiCore,
-  type OpenAiCoreOptions,
-} from '../../../src/core/openai/create-openai-core.js';
-import { startUpstream, testOptions, type Upstream } from './upstream-process.js';
+import { describe, expect, it } from 'vitest';
+import type { CoreRequest } from '../../../src/core/core-adapter.js';
+import { useUpstreamCore } from './upstream-process.js';
 
-let upstream: Upstream;
-let core: CoreAdapter | undefined;
-
-beforeAll(async () => {
-  upstream = await startUpstream();
-});
-afterAll(() => upstream.stop());
-beforeEach(() => upstream.reset());
-afterEach(async () => {
-  await core?.close?.();
-  core = undefined;
-});
-
-function open(overrides: Partial<OpenAiCoreOptions> = {}): CoreAdapter {
-  core = createOpenAiCore(testOptions(upstream.baseUrl, overrides));
-  return core;
-}
+const fixture = useUpstreamCore();
 
 function ask(message: string): CoreRequest {
   return { message, language: 'en', history: [], signal: new AbortController().signal };
@@ -39,44 +19,46 @@ async function until(check: () => Promise<boolean>, timeoutMs = 2_000): Promise<
 
 describe('openai core: connection pooling', () => {
   it('sends many sequential requests over one keep-alive socket', async () => {
-    const adapter = open();
+    const adapter = fixture.open();
     for (let i = 0; i < 50; i++) {
       await expect(adapter.reply(ask(`message ${i}`))).resolves.toBe(`reply to: message ${i}`);
     }
-    const { requests, sockets } = await upstream.received();
+    const { requests, sockets } = await fixture.upstream.received();
     expect(requests).toHaveLength(50);
     expect(sockets).toBe(1);
   });
 
   it('opens no more sockets than maxConnections under concurrency', async () => {
-    await upstream.script(...Array(12).fill({ delayMs: 30 }));
-    const adapter = open({ maxConnections: 3 });
+    await fixture.upstream.script(...Array(12).fill({ delayMs: 30 }));
+    const adapter = fixture.open({ maxConnections: 3 });
     const replies = await Promise.all(
       Array.from({ length: 12 }, (_, i) => adapter.reply(ask(`parallel ${i}`))),
     );
     expect(replies).toEqual(Array.from({ length: 12 }, (_, i) => `reply to: parallel ${i}`));
-    expect((await upstream.received()).sockets).toBe(3);
+    expect((await fixture.upstream.received()).sockets).toBe(3);
   });
 
   it('resends at once on a fresh socket when a pooled socket turns out closed', async () => {
     // The 2nd request reuses the 1st one's socket, which the upstream then drops unanswered,
     // as a server does when its idle timeout races our write. No retry budget is spent.
-    await upstream.script({ content: 'eins' }, { close: true }, { content: 'zwei' });
-    const adapter = open({ maxRetries: 0 });
+    await fixture.upstream.script({ content: 'eins' }, { close: true }, { content: 'zwei' });
+    const adapter = fixture.open({ maxRetries: 0 });
     await expect(adapter.reply(ask('a'))).resolves.toBe('eins');
     await expect(adapter.reply(ask('b'))).resolves.toBe('zwei');
-    const { requests, sockets } = await upstream.received();
+    const { requests, sockets } = await fixture.upstream.received();
     expect(requests).toHaveLength(3);
     expect(sockets).toBe(2);
   });
 
   it('close() releases the pooled sockets and later replies fail with core_unavailable', async () => {
-    const adapter = open();
+    const adapter = fixture.open();
     await adapter.reply(ask('warm up'));
-    expect((await upstream.received()).openSockets).toBe(1);
+    expect((await fixture.upstream.received()).openSockets).toBe(1);
 
     await adapter.close?.();
-    expect(await until(async () => (await upstream.received()).openSockets === 0)).toBe(true);
+    expect(await until(async () => (await fixture.upstream.received()).openSockets === 0)).toBe(
+      true,
+    );
     await expect(adapter.reply(ask('after close'))).rejects.toMatchObject({
       code: 'core_unavailable',
     });

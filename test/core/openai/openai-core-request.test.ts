@@ -1,36 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CoreAdapter, CoreRequest, Turn } from '../../../src/core/core-adapter.js';
-import {
-  chatCompletionsUrl,
-  createOpenAiCore,
-  type OpenAiCoreOptions,
-} from '../../../src/core/openai/create-openai-core.js';
-import { startUpstream, testOptions, type Upstream } from './upstream-process.js';
+import { describe, expect, it } from 'vitest';
+import type { CoreRequest, Turn } from '../../../src/core/core-adapter.js';
+import { chatCompletionsUrl } from '../../../src/core/openai/create-openai-core.js';
+import { useUpstreamCore } from './upstream-process.js';
 
-let upstream: Upstream;
-let core: CoreAdapter | undefined;
-
-beforeAll(async () => {
-  upstream = await startUpstream();
-});
-afterAll(() => upstream.stop());
-beforeEach(() => upstream.reset());
-afterEach(async () => {
-  await core?.close?.();
-  core = undefined;
-});
-
-function open(overrides: Partial<OpenAiCoreOptions> = {}): CoreAdapter {
-  core = createOpenAiCore(testOptions(upstream.baseUrl, overrides));
-  return core;
-}
+const fixture = useUpstreamCore();
 
 function ask(message: string, language: 'de' | 'en' = 'de', history: Turn[] = []): CoreRequest {
   return { message, language, history, signal: new AbortController().signal };
 }
 
 async function onlyRequest() {
-  const { requests } = await upstream.received();
+  const { requests } = await fixture.upstream.received();
   expect(requests).toHaveLength(1);
   const [request] = requests;
   if (request === undefined) throw new Error('no request received');
@@ -43,7 +23,7 @@ describe('openai core: the request it sends', () => {
       { message: 'Ich heiße Ada.', reply: 'Hallo Ada!', language: 'de' },
       { message: 'What is a plan?', reply: 'A plan sets your limit.', language: 'en' },
     ];
-    const reply = await open().reply(ask('Wie heiße ich?', 'de', history));
+    const reply = await fixture.open().reply(ask('Wie heiße ich?', 'de', history));
 
     expect(reply).toBe('reply to: Wie heiße ich?');
     const request = await onlyRequest();
@@ -65,7 +45,7 @@ describe('openai core: the request it sends', () => {
   });
 
   it('uses the English system prompt for an English request', async () => {
-    await open().reply(ask('Hello', 'en'));
+    await fixture.open().reply(ask('Hello', 'en'));
     const request = await onlyRequest();
     expect(request.body).toMatchObject({
       messages: [
@@ -76,36 +56,36 @@ describe('openai core: the request it sends', () => {
   });
 
   it('leaves temperature and max_tokens out when unset', async () => {
-    await open().reply(ask('Hallo'));
+    await fixture.open().reply(ask('Hallo'));
     const body = (await onlyRequest()).body as Record<string, unknown>;
     expect(body).not.toHaveProperty('temperature');
     expect(body).not.toHaveProperty('max_tokens');
   });
 
   it('sends temperature and max_tokens when configured, including temperature 0', async () => {
-    await open({ temperature: 0, maxTokens: 256 }).reply(ask('Hallo'));
+    await fixture.open({ temperature: 0, maxTokens: 256 }).reply(ask('Hallo'));
     expect((await onlyRequest()).body).toMatchObject({ temperature: 0, max_tokens: 256 });
   });
 
   it('sends the API key as a bearer token', async () => {
-    await open().reply(ask('Hallo'));
+    await fixture.open().reply(ask('Hallo'));
     expect((await onlyRequest()).headers.authorization).toBe('Bearer sk-test-secret-1234567890');
   });
 
   it('sends no Authorization header without an API key', async () => {
-    await open({ apiKey: undefined }).reply(ask('Hallo'));
+    await fixture.open({ apiKey: undefined }).reply(ask('Hallo'));
     expect((await onlyRequest()).headers).not.toHaveProperty('authorization');
   });
 });
 
 describe('openai core: the reply it returns', () => {
   it('returns choices[0].message.content trimmed', async () => {
-    await upstream.script({ content: '  \n Guten Tag!  \n' });
-    await expect(open().reply(ask('Hallo'))).resolves.toBe('Guten Tag!');
+    await fixture.upstream.script({ content: '  \n Guten Tag!  \n' });
+    await expect(fixture.open().reply(ask('Hallo'))).resolves.toBe('Guten Tag!');
   });
 
   it('is named openai', () => {
-    expect(open().name).toBe('openai');
+    expect(fixture.open().name).toBe('openai');
   });
 
   const unusable = [
@@ -122,12 +102,12 @@ describe('openai core: the reply it returns', () => {
   ] as const;
 
   it.each(unusable)('fails with core_unavailable, not retried, on %s', async (_label, step) => {
-    await upstream.script(step, { content: 'should not be reached' });
-    await expect(open().reply(ask('Hallo'))).rejects.toMatchObject({
+    await fixture.upstream.script(step, { content: 'should not be reached' });
+    await expect(fixture.open().reply(ask('Hallo'))).rejects.toMatchObject({
       name: 'CoreError',
       code: 'core_unavailable',
     });
-    expect((await upstream.received()).requests).toHaveLength(1);
+    expect((await fixture.upstream.received()).requests).toHaveLength(1);
   });
 });
 
