@@ -21,7 +21,7 @@ export type CoreSettings =
 export interface Config {
   readonly host: string;
   readonly port: number;
-  /** `sqlite:<path>` or `sqlite::memory:` (PostgreSQL lands with its own issue). */
+  /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`. */
   readonly database: DatabaseConfig;
   readonly plans: Plans;
   /** IANA time zone of the monthly quota window. */
@@ -37,11 +37,18 @@ export interface Config {
   readonly logLevel: string;
   /** 32-byte secret that encrypts session turns at rest; from PLAUDER_SECRET or a file. */
   readonly secret: SecretSource;
+  /** Bearer token of the admin API; undefined = the admin API and console are 404. */
+  readonly adminToken: string | undefined;
 }
 
 export type DatabaseConfig =
   | { readonly dialect: 'sqlite'; readonly file: string }
-  | { readonly dialect: 'sqlite'; readonly file: ':memory:' };
+  | {
+      readonly dialect: 'postgres';
+      /** The full connection URL, password included: never log it (see `redactUrl`). */
+      readonly url: string;
+      readonly poolSize: number;
+    };
 
 export type SecretSource =
   | { readonly kind: 'value'; readonly value: Buffer }
@@ -61,10 +68,7 @@ const CORE_KINDS: readonly CoreKind[] = ['builtin', 'openai', 'placeholder'];
 
 export function loadConfig(env: Env): Config {
   const problems: string[] = [];
-  const database = parseDatabaseUrl(
-    env.PLAUDER_DATABASE_URL ?? 'sqlite:./data/plauder.db',
-    problems,
-  );
+  const database = parseDatabaseUrl(env, problems);
   const config: Config = {
     host: env.HOST ?? '127.0.0.1',
     port: readInt(env, 'PORT', 3000, 0, 65_535, problems),
@@ -80,12 +84,14 @@ export function loadConfig(env: Env): Config {
     coreTimeoutMs: readDuration(env, 'PLAUDER_CORE_TIMEOUT', '60s', problems),
     logLevel: readLogLevel(env, problems),
     secret: readSecret(env, database, problems),
+    adminToken: readAdminToken(env, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
 
-function parseDatabaseUrl(url: string, problems: string[]): DatabaseConfig {
+function parseDatabaseUrl(env: Env, problems: string[]): DatabaseConfig {
+  const url = env.PLAUDER_DATABASE_URL || 'sqlite:./data/plauder.db';
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === ':memory:') return { dialect: 'sqlite', file };
@@ -93,17 +99,20 @@ function parseDatabaseUrl(url: string, problems: string[]): DatabaseConfig {
     return { dialect: 'sqlite', file: path.resolve(file || '.') };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
-    problems.push(
-      'PLAUDER_DATABASE_URL: PostgreSQL is not supported by this version; use sqlite:<path>',
-    );
-  } else {
-    problems.push(`PLAUDER_DATABASE_URL: expected sqlite:<path>, got "${redactUrl(url)}"`);
+    if (!URL.canParse(url)) {
+      problems.push(`PLAUDER_DATABASE_URL: not a valid URL: "${redactUrl(url)}"`);
+    }
+    const poolSize = readInt(env, 'PLAUDER_DATABASE_POOL_SIZE', 10, 1, 1000, problems);
+    return { dialect: 'postgres', url, poolSize };
   }
+  problems.push(
+    `PLAUDER_DATABASE_URL: expected sqlite:<path> or postgres://…, got "${redactUrl(url)}"`,
+  );
   return { dialect: 'sqlite', file: ':memory:' };
 }
 
 /** Database URLs may carry passwords; never echo them. */
-function redactUrl(url: string): string {
+export function redactUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@').slice(0, 80);
 }
 
@@ -187,6 +196,28 @@ function readSecret(env: Env, database: DatabaseConfig, problems: string[]): Sec
     }
     return { kind: 'value', value };
   }
+  if (database.dialect === 'postgres') {
+    // Every instance must seal and read sessions with the same secret, and keeping it
+    // in the database it protects would defeat the encryption at rest.
+    problems.push(
+      'PLAUDER_SECRET: required with PostgreSQL, the same on every instance (openssl rand -base64 32)',
+    );
+    return { kind: 'value', value: Buffer.alloc(0) };
+  }
   if (database.file === ':memory:') return { kind: 'value', value: Buffer.alloc(0) };
   return { kind: 'file', file: `${database.file}.secret` };
+}
+
+const ADMIN_TOKEN_MIN_LENGTH = 24;
+
+function readAdminToken(env: Env, problems: string[]): string | undefined {
+  const token = env.PLAUDER_ADMIN_TOKEN;
+  if (token === undefined || token === '') return undefined;
+  if (token.length < ADMIN_TOKEN_MIN_LENGTH || /\s/.test(token)) {
+    problems.push(
+      `PLAUDER_ADMIN_TOKEN: expected at least ${ADMIN_TOKEN_MIN_LENGTH} characters without spaces (openssl rand -base64 32)`,
+    );
+    return undefined;
+  }
+  return token;
 }

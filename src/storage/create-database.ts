@@ -1,100 +1,59 @@
 /**
  * @module storage/create-database
- * The one place that turns `DatabaseConfig` into a Kysely instance and migrates it.
- * SQLite: WAL (readers never block the writer, several processes may share the file),
- * a busy timeout, `BEGIN IMMEDIATE` transactions and a prepared-statement cache.
+ * The one place that chooses the database from `DatabaseConfig` (SQLite or PostgreSQL),
+ * opens it and migrates it. Everything above works with `Store` and never asks which.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  Kysely,
-  Migrator,
-  SqliteDialect,
-  SqliteDriver,
-} from 'kysely';
-import type { DatabaseConfig } from '../config/config.js';
+import type { Kysely } from 'kysely';
+import { Migrator } from 'kysely';
+import { type DatabaseConfig, redactUrl } from '../config/config.js';
+import type { OpenedDatabase } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
+import { openPostgres } from './postgres/open-postgres.js';
 import type { Database } from './schema.js';
+import { openSqlite } from './sqlite/open-sqlite.js';
 
 export interface Store {
   readonly db: Kysely<Database>;
+  readonly dialect: DatabaseConfig['dialect'];
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
-const BUSY_TIMEOUT_MS = 5000;
-const STATEMENT_CACHE_SIZE = 256;
-
 export async function createStore(config: DatabaseConfig): Promise<Store> {
-  const sqlite = openSqlite(config.file);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(sqlite) });
+  const opened: OpenedDatabase =
+    config.dialect === 'sqlite' ? openSqlite(config.file) : openPostgres(config);
+  const { db } = opened;
   try {
-    await migrate(db);
+    await opened.migrateExclusively(() => migrate(db));
   } catch (error) {
-    await db.destroy();
-    throw error;
+    await db.destroy().catch(() => {});
+    throw new Error(`Cannot open the database ${describe(config)}: ${reason(error)}`, {
+      cause: error,
+    });
   }
   return {
     db,
-    ping: async () => {
-      sqlite.prepare('select 1').get();
-    },
+    dialect: config.dialect,
+    ping: opened.ping,
     close: () => db.destroy(),
   };
 }
 
-function openSqlite(file: string): SqliteDatabase.Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const sqlite = new SqliteDatabase(file, { timeout: BUSY_TIMEOUT_MS });
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  return withStatementCache(sqlite);
+function describe(config: DatabaseConfig): string {
+  return config.dialect === 'sqlite' ? config.file : redactUrl(config.url);
+}
+
+/** The innermost message: "connect ECONNREFUSED …" says more than "migration failed". */
+function reason(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
 }
 
 /**
- * Kysely prepares every query anew; the hot path runs the same few statements, so
- * keep them prepared. better-sqlite3 is synchronous, so sharing a statement is safe.
- */
-function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDatabase.Database {
-  const cache = new Map<string, SqliteDatabase.Statement>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  sqlite.prepare = ((source: string) => {
-    let statement = cache.get(source);
-    if (!statement) {
-      statement = prepare(source);
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
-      cache.set(source, statement);
-    }
-    return statement;
-  }) as typeof sqlite.prepare;
-  return sqlite;
-}
-
-/** Takes the write lock when a transaction starts, so the busy timeout applies to it. */
-class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly sqlite: SqliteDatabase.Database) {
-    super({ database: sqlite });
-  }
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver({ database: this.sqlite });
-  }
-}
-
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-/**
- * Several processes may start at once on one file. Kysely creates its bookkeeping tables
- * outside the migration transaction, so a loser of that race retries once the winner is done.
+ * Kysely creates its bookkeeping tables outside the migration transaction, so on SQLite
+ * a loser of that race retries once the winner is done.
  */
 async function migrate(db: Kysely<Database>, attempts = 5): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationProvider });

@@ -1,10 +1,8 @@
 /**
- * Starts the real app on a loopback port with a temporary SQLite database, and drives
- * it over HTTP. One instance per test file (or per test when state must be fresh).
+ * Starts the real app on a loopback port with a database of its own (SQLite or
+ * PostgreSQL, see test-database.ts), and drives it over HTTP. One instance per test file
+ * (or per test when state must be fresh).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -14,10 +12,17 @@ import { createCore } from '../../src/core/create-core.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createStore } from '../../src/storage/create-database.js';
 import { loadSecret } from '../../src/storage/secret.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export { tempDir } from './test-database.js';
 
 export interface TestServer {
   readonly url: string;
+  /** The database, dropped by `close()` unless it was passed in. */
+  readonly database: TestDatabase;
+  /** A scratch directory, removed with the database. */
   readonly dir: string;
+  /** The SQLite file; empty on PostgreSQL. */
   readonly dbFile: string;
   /** The environment the server was configured from: give it to the CLI to share the database. */
   readonly env: Record<string, string>;
@@ -38,19 +43,14 @@ export interface TestServerOptions {
   readonly env?: Record<string, string>;
   readonly clock?: () => number;
   readonly core?: CoreAdapter;
-  /** Reuse a database directory (e.g. a second process on the same file). */
-  readonly dir?: string;
-}
-
-export function tempDir(prefix = 'plauder-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  /** Share a database with other servers or processes; the caller drops it. */
+  readonly database?: TestDatabase;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dir = options.dir ?? tempDir();
-  const dbFile = path.join(dir, 'plauder.db');
+  const database = options.database ?? (await createTestDatabase());
   const env: Record<string, string> = {
-    PLAUDER_DATABASE_URL: `sqlite:${dbFile}`,
+    ...database.env,
     PLAUDER_LOG_LEVEL: 'info',
     ...options.env,
   };
@@ -77,8 +77,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
   return {
     url: `http://127.0.0.1:${port}`,
-    dir,
-    dbFile,
+    database,
+    dir: database.dir,
+    dbFile: database.file,
     env,
     config,
     services,
@@ -92,7 +93,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async close() {
       await app.close();
       await core.close?.();
-      await store.close();
+      // A test may have closed the store already (to simulate a lost database).
+      await store.close().catch(() => {});
+      if (!options.database) await database.drop();
     },
   };
 }

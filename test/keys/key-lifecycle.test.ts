@@ -120,7 +120,5 @@ describe('key checks before the database', () => {
     const needsLookup = await ask(s, key);
     expect(needsLookup.status).toBe(500);
     expect(needsLookup.json.error.code).toBe('internal_error');
-    await s.app.close();
-    server = undefined;
   });
 });

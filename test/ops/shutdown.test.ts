@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { CoreAdapter } from '../../src/core/core-adapter.js';
 import { runCli, startServerProcess } from '../helpers/processes.js';
+import { createTestDatabase } from '../helpers/test-database.js';
 import { chat, startTestServer } from '../helpers/test-server.js';
 
 describe('graceful shutdown', () => {
@@ -29,12 +30,15 @@ describe('graceful shutdown', () => {
     await expect(chat(server, key, { message: 'too late' })).rejects.toThrow();
     expect(await server.services.usage.used(id, month)).toBe(20);
     await server.services.store.close();
+    await server.database.drop();
   });
 
   it('exits with code 0 on SIGTERM and SIGINT, and the next process sees every count', async () => {
-    const server = await startTestServer({ env: { PLAUDER_CORE: 'placeholder' } });
+    const database = await createTestDatabase();
+    const server = await startTestServer({ database, env: { PLAUDER_CORE: 'placeholder' } });
     const { key } = await server.createKey();
     await server.close();
+    onTestFinished(() => database.drop());
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const proc = await startServerProcess(server.env);
       const replies = await Promise.all(

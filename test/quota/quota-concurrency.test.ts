@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../helpers/processes.js';
-import { chat, startTestServer, type TestServer, tempDir } from '../helpers/test-server.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { chat, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const REQUESTS = 1200;
 const LIMIT = 1000;
@@ -31,9 +32,11 @@ async function fire(urls: string[], key: string): Promise<Tally> {
 describe('the monthly quota under concurrency', () => {
   const servers: TestServer[] = [];
   const processes: ServerProcess[] = [];
+  const databases: TestDatabase[] = [];
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop()));
     await Promise.all(servers.map((s) => s.close()));
+    await Promise.all(databases.map((d) => d.drop()));
   });
 
   it('gives exactly 1000 replies and 200 × 429 for 1200 concurrent requests on one process', async () => {
@@ -51,10 +54,11 @@ describe('the monthly quota under concurrency', () => {
     ).toBe(LIMIT);
   });
 
-  it('gives exactly 1000 replies and 200 × 429 across two processes on one SQLite file', async () => {
-    const dir = tempDir();
-    // The first server creates and migrates the file; the key is made through it.
-    const owner = await startTestServer({ dir, env: { PLAUDER_CORE: 'placeholder' } });
+  it('gives exactly 1000 replies and 200 × 429 across two processes on one database', async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    // The first server creates and migrates the database; the key is made through it.
+    const owner = await startTestServer({ database, env: { PLAUDER_CORE: 'placeholder' } });
     servers.push(owner);
     const { id, key } = await owner.createKey({ plan: 'standard' });
     const env = owner.env;

@@ -14,6 +14,17 @@ const statusSchema = {
   properties: { status: { type: 'string' } },
 } as const;
 
+/** A load balancer's probe gives up after a second or two; answer before it does. */
+const READY_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 export async function opsRoutes(
   app: FastifyInstance,
   deps: AppDeps & { metrics: Metrics },
@@ -35,7 +46,7 @@ export async function opsRoutes(
     },
     async (request) => {
       try {
-        await deps.services.store.ping();
+        await withTimeout(deps.services.store.ping(), READY_TIMEOUT_MS);
       } catch (error) {
         request.log.warn({ err: error }, 'database not reachable');
         throw new ApiError('service_unavailable');

@@ -1,0 +1,65 @@
+/**
+ * @module storage/postgres/open-postgres
+ * The shared store for several instances. A `pg` pool of configurable size; `bigint`
+ * columns (Unix-millisecond timestamps) come back as numbers; migrations run under a
+ * session-level advisory lock, so instances that start together migrate one at a time.
+ */
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { OpenedDatabase } from '../dialect.js';
+import type { Database } from '../schema.js';
+
+/** Arbitrary, fixed: "plauder" in ASCII, so all instances contend for the same lock. */
+const MIGRATION_LOCK_ID = 0x706c6175646572n;
+const CONNECT_TIMEOUT_MS = 5000;
+const STATEMENT_TIMEOUT_MS = 30_000;
+const INT8_OID = 20;
+
+export interface PostgresOptions {
+  readonly url: string;
+  readonly poolSize: number;
+}
+
+export function openPostgres(options: PostgresOptions): OpenedDatabase {
+  const connection = {
+    connectionString: options.url,
+    application_name: 'plauder',
+    // A down or unreachable server fails requests promptly instead of queueing them.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    types: { getTypeParser: typeParser },
+  };
+  const pool = new pg.Pool({ ...connection, max: options.poolSize });
+  // A connection the server drops (restart, failover) emits 'error': on the pool while
+  // idle, on the client while checked out. Unheard, either would end the process. The
+  // running query fails on its own, and the pool discards the broken connection.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+
+  return {
+    db,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    async migrateExclusively(migrate) {
+      // A connection of its own: the migrations need the pool, which may have size 1.
+      const lock = new pg.Client(connection);
+      lock.on('error', () => {});
+      await lock.connect();
+      try {
+        await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID.toString()]);
+        await migrate();
+      } finally {
+        // Closing the session releases the lock, also when the unlock cannot be sent.
+        await lock.end().catch(() => {});
+      }
+    },
+  };
+}
+
+/** Timestamps are `bigint` milliseconds, far below 2^53: parse them as numbers. */
+function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+  if (oid === INT8_OID) return Number;
+  return pg.types.getTypeParser(oid, format as 'text');
+}

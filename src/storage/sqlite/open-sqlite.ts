@@ -1,0 +1,73 @@
+/**
+ * @module storage/sqlite/open-sqlite
+ * The embedded store. WAL (readers never block the writer, several processes may share
+ * the file), a busy timeout, `BEGIN IMMEDIATE` transactions and a prepared-statement cache.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+} from 'kysely';
+import type { OpenedDatabase } from '../dialect.js';
+import type { Database } from '../schema.js';
+
+const BUSY_TIMEOUT_MS = 5000;
+const STATEMENT_CACHE_SIZE = 256;
+
+export function openSqlite(file: string): OpenedDatabase {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file, { timeout: BUSY_TIMEOUT_MS });
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  withStatementCache(sqlite);
+  return {
+    db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(sqlite) }),
+    ping: async () => {
+      sqlite.prepare('select 1').get();
+    },
+    // Migrations take SQLite's write lock; racing processes wait on the busy timeout,
+    // and `migrate` retries the bookkeeping set-up that Kysely runs outside it.
+    migrateExclusively: (migrate) => migrate(),
+  };
+}
+
+/**
+ * Kysely prepares every query anew; the hot path runs the same few statements, so
+ * keep them prepared. better-sqlite3 is synchronous, so sharing a statement is safe.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database): void {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (!statement) {
+      statement = prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+      cache.set(source, statement);
+    }
+    return statement;
+  }) as typeof sqlite.prepare;
+}
+
+/** Takes the write lock when a transaction starts, so the busy timeout applies to it. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly sqlite: SqliteDatabase.Database) {
+    super({ database: sqlite });
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver({ database: this.sqlite });
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * A database of its own for each test server: a temporary SQLite file, or a PostgreSQL
+ * database created for the test and dropped afterwards, so runs never collide.
+ * `PLAUDER_TEST_DIALECT` (set per vitest project) picks the dialect.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+export type TestDialect = 'sqlite' | 'postgres';
+
+export const TEST_DIALECT: TestDialect =
+  process.env.PLAUDER_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
+
+/** Where test databases are created; the server needs trust auth or a password in the URL. */
+export const POSTGRES_ADMIN_URL =
+  process.env.PLAUDER_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  readonly dialect: TestDialect;
+  /** A scratch directory (the SQLite file lives here). */
+  readonly dir: string;
+  /** The SQLite file; empty for PostgreSQL. */
+  readonly file: string;
+  /** PostgreSQL: the database name; SQLite: the file name. */
+  readonly name: string;
+  /** PLAUDER_DATABASE_URL and, for PostgreSQL, the shared PLAUDER_SECRET. */
+  readonly env: Readonly<Record<string, string>>;
+  /**
+   * Everything the database holds on disk, for canary greps: the SQLite file with its
+   * -wal and -shm; for PostgreSQL a data dump plus the database's data files and the WAL.
+   */
+  contents(): Promise<Buffer>;
+  drop(): Promise<void>;
+}
+
+export function tempDir(prefix = 'plauder-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** `adminUrl`: create the PostgreSQL database on another server (e.g. a private one). */
+export async function createTestDatabase(
+  dialect = TEST_DIALECT,
+  adminUrl = POSTGRES_ADMIN_URL,
+): Promise<TestDatabase> {
+  const dir = tempDir();
+  return dialect === 'sqlite' ? sqliteDatabase(dir) : await postgresDatabase(dir, adminUrl);
+}
+
+function sqliteDatabase(dir: string): TestDatabase {
+  const file = path.join(dir, 'plauder.db');
+  return {
+    dialect: 'sqlite',
+    dir,
+    file,
+    name: 'plauder.db',
+    env: { PLAUDER_DATABASE_URL: `sqlite:${file}` },
+    async contents() {
+      return Buffer.concat(
+        fs
+          .readdirSync(dir)
+          .filter((name) => name.startsWith('plauder.db'))
+          .map((name) => fs.readFileSync(path.join(dir, name))),
+      );
+    },
+    async drop() {
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresDatabase(dir: string, adminUrl: string): Promise<TestDatabase> {
+  const name = `plauder_test_${process.pid}_${randomBytes(5).toString('hex')}`;
+  const admin = <T>(run: (client: pg.Client) => Promise<T>) => withClient(adminUrl, run);
+  await admin((client) => client.query(`create database "${name}"`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    dialect: 'postgres',
+    dir,
+    file: '',
+    name,
+    env: {
+      PLAUDER_DATABASE_URL: url.href,
+      PLAUDER_SECRET: randomBytes(32).toString('base64'),
+      PLAUDER_DATABASE_POOL_SIZE: '4',
+    },
+    async contents() {
+      const dump = await promisify(execFile)('pg_dump', ['--data-only', url.href], {
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'buffer',
+      });
+      return Buffer.concat([dump.stdout, ...(await postgresFiles(adminUrl, name))]);
+    },
+    async drop() {
+      await admin((client) => client.query(`drop database if exists "${name}" with (force)`));
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The database's own data files and the cluster's WAL, where readable (tests run as root). */
+async function postgresFiles(adminUrl: string, name: string): Promise<Buffer[]> {
+  const { dataDir, oid } = await withClient(adminUrl, async (client) => {
+    await client.query('checkpoint');
+    const dataDir = (await client.query('show data_directory')).rows[0].data_directory as string;
+    const row = (await client.query('select oid from pg_database where datname = $1', [name]))
+      .rows[0];
+    return { dataDir, oid: String(row.oid) };
+  });
+  const files: Buffer[] = [];
+  for (const folder of [path.join(dataDir, 'base', oid), path.join(dataDir, 'pg_wal')]) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const file of names) {
+      const full = path.join(folder, file);
+      if (fs.statSync(full).isFile()) files.push(fs.readFileSync(full));
+    }
+  }
+  return files;
+}
+
+async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
