@@ -4,6 +4,7 @@
  * every instance at its next request, and a PostgreSQL restart under load neither
  * crashes them nor charges a request that got no reply.
  */
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres.js';
 import { runCli, type ServerProcess, startServerProcess } from '../helpers/processes.js';
@@ -54,6 +55,34 @@ function record(tally: Tally, res: Awaited<ReturnType<typeof chat>>): void {
 const newTally = (): Tally => ({ replies: 0, quotaExceeded: 0, internalErrors: 0, other: [] });
 
 describe('four instances on one PostgreSQL database', () => {
+  it('start together on an empty database: one migrates, under the advisory lock, the others wait', async () => {
+    const database = await createTestDatabase('postgres');
+    cleanup.push(() => database.drop());
+    const env = { ...database.env, PLAUDER_CORE: 'placeholder' };
+    const instances = await Promise.all(
+      Array.from({ length: INSTANCES }, () => startServerProcess(env)),
+    );
+    for (const instance of instances) cleanup.push(async () => void (await instance.stop()));
+    for (const instance of instances) {
+      expect((await http(`${instance.url}/readyz`)).status).toBe(200);
+    }
+    const created = await runCli(
+      ['keys', 'create', '--name', 'n', '--plan', 'standard', '--json'],
+      env,
+    );
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    for (const instance of instances) {
+      expect((await chat(instance, key, { message: 'Hallo' })).status).toBe(200);
+    }
+    // Each migration ran exactly once.
+    const probe = await startTestServer({ database, env: { PLAUDER_CORE: 'placeholder' } });
+    cleanup.push(() => probe.close());
+    const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(
+      probe.services.store.db,
+    );
+    expect(applied.rows.map((r) => r.name)).toEqual(['001-initial']);
+  });
+
   it('give exactly 1000 replies for 1200 concurrent requests on a Standard key', async () => {
     const { owner, instances } = await startCluster(await createTestDatabase('postgres'));
     const { id, key } = await owner.createKey({ plan: 'standard' });
