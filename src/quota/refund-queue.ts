@@ -18,28 +18,47 @@ export interface RefundQueue {
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
 
-export function createRefundQueue(write: (keyId: string, month: string) => Promise<void>): RefundQueue {
+export function createRefundQueue(
+  write: (keyId: string, month: string) => Promise<void>,
+): RefundQueue {
   const waiting: { keyId: string; month: string }[] = [];
   let timer: NodeJS.Timeout | undefined;
   let delay = FIRST_RETRY_MS;
+  // One drain at a time: two would write the same waiting refund twice.
+  let draining: Promise<boolean> | undefined;
 
-  const retry = async () => {
-    timer = undefined;
-    while (waiting.length > 0) {
-      const next = waiting[0] as { keyId: string; month: string };
+  /** Writes waiting refunds in order; false when the database failed again. */
+  const drain = (): Promise<boolean> => {
+    draining ??= (async () => {
       try {
-        await write(next.keyId, next.month);
-      } catch {
+        while (waiting.length > 0) {
+          const next = waiting[0] as { keyId: string; month: string };
+          try {
+            await write(next.keyId, next.month);
+          } catch {
+            return false;
+          }
+          waiting.shift();
+        }
+        return true;
+      } finally {
+        draining = undefined;
+      }
+    })();
+    return draining;
+  };
+
+  const schedule = () => {
+    if (timer) return;
+    timer = setTimeout(async () => {
+      timer = undefined;
+      if (await drain()) {
+        delay = FIRST_RETRY_MS;
+      } else {
         delay = Math.min(delay * 2, MAX_RETRY_MS);
         schedule();
-        return;
       }
-      waiting.shift();
-    }
-    delay = FIRST_RETRY_MS;
-  };
-  const schedule = () => {
-    timer ??= setTimeout(() => void retry(), delay);
+    }, delay);
     // Pending refunds must not keep a process alive that is otherwise done.
     timer.unref();
   };
@@ -55,15 +74,10 @@ export function createRefundQueue(write: (keyId: string, month: string) => Promi
     },
     pending: () => waiting.length,
     async flush() {
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
       timer = undefined;
-      for (const item of waiting.splice(0)) {
-        try {
-          await write(item.keyId, item.month);
-        } catch {
-          waiting.push(item);
-        }
-      }
+      await draining;
+      await drain();
       return waiting.length;
     },
   };

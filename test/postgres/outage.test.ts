@@ -119,6 +119,8 @@ describe('while PostgreSQL is down', () => {
     expect(res.status).toBe(500);
     expect(res.json.error.code).toBe('internal_error');
     expect(server.services.quota.pendingRefunds()).toBe(1);
+    const metrics = await http(`${server.url}/metrics`);
+    expect(metrics.text).toMatch(/^plauder_quota_refunds_pending 1$/m);
 
     await postgres.start();
     const refundedIn = await until(
@@ -127,5 +129,8 @@ describe('while PostgreSQL is down', () => {
     );
     console.log(`[outage] pending refund written ${refundedIn} ms after PostgreSQL started`);
     expect(await server.services.usage.used(id, month)).toBe(0);
+    expect((await http(`${server.url}/metrics`)).text).toMatch(
+      /^plauder_quota_refunds_pending 0$/m,
+    );
   });
 });

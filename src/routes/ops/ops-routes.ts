@@ -3,6 +3,7 @@
  * Liveness, readiness, metrics and the OpenAPI document.
  */
 import type { FastifyInstance } from 'fastify';
+import { Gauge } from 'prom-client';
 import { ApiError } from '../../errors/api-error.js';
 import type { AppDeps } from '../../services.js';
 import { errorRef } from '../schemas.js';
@@ -54,6 +55,16 @@ export async function opsRoutes(
       return { status: 'ready' };
     },
   );
+
+  const { quota } = deps.services;
+  new Gauge({
+    name: 'plauder_quota_refunds_pending',
+    help: 'Refunds waiting for the database to answer (retried in the background)',
+    registers: [deps.metrics.registry],
+    collect() {
+      this.set(quota.pendingRefunds());
+    },
+  });
 
   app.get(
     '/metrics',
