@@ -2,16 +2,31 @@
  * @module sessions/session-service
  * Session memory: the window of earlier turns handed to the core, the turns a key holder
  * can read or delete, and the retention sweep. Always scoped by key id.
+ *
+ * The window is stored as one sealed value on the session's row, so a request reads its
+ * memory with one row and one decryption and stores its turn with one statement.
  */
 import type { Language, Turn } from '../core/core-adapter.js';
-import type { SessionsRepository } from '../storage/repositories/sessions-repository.js';
+import type {
+  SessionRow,
+  SessionsRepository,
+} from '../storage/repositories/sessions-repository.js';
 import type { TurnSealer } from './turn-sealer.js';
 
 export interface StoredSessionTurn extends Turn {
   readonly createdAt: string;
 }
 
+/** A session as one request sees it: its memory, and how to add this request's turn. */
+export interface OpenSession {
+  /** The memory window, oldest first; empty for a new or expired session. */
+  readonly history: Turn[];
+  /** Appends a turn; if another request wrote the session meanwhile, builds on that. */
+  record(turn: Turn, nowMs: number): Promise<void>;
+}
+
 export interface SessionService {
+  open(keyId: string, sessionId: string, nowMs: number): Promise<OpenSession>;
   /** The memory window, oldest first; empty for a new or expired session. */
   history(keyId: string, sessionId: string, nowMs: number): Promise<Turn[]>;
   record(keyId: string, sessionId: string, turn: Turn, nowMs: number): Promise<void>;
@@ -28,48 +43,103 @@ export interface SessionOptions {
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 
+/** Concurrent turns on one session retry; only a pathological pile-up exhausts this. */
+const MAX_WRITE_ATTEMPTS = 10;
+
+/** A turn as stored in the window: [message, reply, language, createdAt]. */
+type WindowEntry = [string, string, Language, number];
+
+interface SessionState {
+  readonly hash: string;
+  readonly turnCount: number;
+  readonly entries: WindowEntry[];
+  /** Stored before the window existed: the turns are in the legacy table. */
+  readonly legacy: boolean;
+}
+
 export function createSessionService(
   sessions: SessionsRepository,
   sealer: TurnSealer,
   options: SessionOptions,
 ): SessionService {
-  const binding = (keyId: string, hash: string, seq: number) => `${keyId}\0${hash}\0${seq}`;
+  const windowBinding = (keyId: string, hash: string, count: number) =>
+    `${keyId}\0${hash}\0window\0${count}`;
+  const legacyBinding = (keyId: string, hash: string, seq: number) => `${keyId}\0${hash}\0${seq}`;
 
-  async function load(keyId: string, sessionId: string, nowMs: number) {
-    const hash = sealer.sessionHash(keyId, sessionId);
-    const rows = await sessions.recentTurns(keyId, hash, options.window, nowMs - options.ttlMs);
-    return rows.flatMap((row) => {
-      const content = sealer.open(row.sealed, binding(keyId, hash, row.seq));
-      // A turn that does not open (other secret, tampered row) is not memory of this key.
+  async function load(keyId: string, hash: string, nowMs: number): Promise<SessionState> {
+    const row = await sessions.find(keyId, hash);
+    if (!row) return { hash, turnCount: 0, entries: [], legacy: false };
+    const legacy = row.sealedWindow === null && row.turnCount > 0;
+    const expired = row.lastActiveAt < nowMs - options.ttlMs;
+    const entries = expired ? [] : await entriesOf(keyId, hash, row);
+    return { hash, turnCount: row.turnCount, entries, legacy };
+  }
+
+  async function entriesOf(keyId: string, hash: string, row: SessionRow): Promise<WindowEntry[]> {
+    if (row.sealedWindow !== null) {
+      const value = sealer.openJson(row.sealedWindow, windowBinding(keyId, hash, row.turnCount));
+      // A window that does not open (other secret, tampered row) is not memory of this key.
+      return isWindow(value) ? value.slice(-options.window) : [];
+    }
+    const turns = await sessions.legacyTurns(keyId, hash, options.window);
+    return turns.flatMap((turn): WindowEntry[] => {
+      const content = sealer.open(turn.sealed, legacyBinding(keyId, hash, turn.seq));
       if (!content) return [];
-      return [{ ...content, language: row.language as Language, createdAt: row.createdAt }];
+      return [[content.message, content.reply, turn.language as Language, turn.createdAt]];
     });
   }
 
+  async function append(keyId: string, first: SessionState, turn: Turn, nowMs: number) {
+    if (options.window === 0) return;
+    let state = first;
+    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
+      const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
+      const entries = [...state.entries, entry].slice(-options.window);
+      const written = await sessions.writeWindow(keyId, state.hash, {
+        expectedCount: state.turnCount,
+        sealedWindow: sealer.sealJson(
+          entries,
+          windowBinding(keyId, state.hash, state.turnCount + 1),
+        ),
+        now: nowMs,
+        activeSince: nowMs - options.ttlMs,
+      });
+      if (written) {
+        if (state.legacy) await sessions.dropLegacyTurns(keyId, state.hash);
+        return;
+      }
+      state = await load(keyId, state.hash, nowMs);
+    }
+    throw new Error('Session write kept conflicting with concurrent writes');
+  }
+
+  const toTurn = ([message, reply, language]: WindowEntry): Turn => ({ message, reply, language });
+
   return {
+    async open(keyId, sessionId, nowMs) {
+      const state = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
+      return {
+        history: state.entries.map(toTurn),
+        record: (turn, at) => append(keyId, state, turn, at),
+      };
+    },
+
     async history(keyId, sessionId, nowMs) {
-      const turns = await load(keyId, sessionId, nowMs);
-      return turns.map(({ message, reply, language }) => ({ message, reply, language }));
+      return (await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs)).entries.map(toTurn);
     },
 
     async record(keyId, sessionId, turn, nowMs) {
-      if (options.window === 0) return;
-      const hash = sealer.sessionHash(keyId, sessionId);
-      const content = { message: turn.message, reply: turn.reply };
-      await sessions.append(
-        keyId,
-        hash,
-        { language: turn.language, seal: (seq) => sealer.seal(content, binding(keyId, hash, seq)) },
-        options.window,
-        nowMs,
-        nowMs - options.ttlMs,
-      );
+      const state = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
+      await append(keyId, state, turn, nowMs);
     },
 
     async read(keyId, sessionId, nowMs) {
-      const turns = await load(keyId, sessionId, nowMs);
-      if (turns.length === 0) return undefined;
-      return turns.map((t) => ({ ...t, createdAt: new Date(t.createdAt).toISOString() }));
+      const { entries } = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
+      if (entries.length === 0) return undefined;
+      return entries.map((entry) => ({
+        ...toTurn(entry),
+        createdAt: new Date(entry[3]).toISOString(),
+      }));
     },
 
     delete(keyId, sessionId, nowMs) {
@@ -80,4 +150,18 @@ export function createSessionService(
       return sessions.sweep(nowMs - options.ttlMs);
     },
   };
+}
+
+function isWindow(value: unknown): value is WindowEntry[] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (entry) =>
+        Array.isArray(entry) &&
+        typeof entry[0] === 'string' &&
+        typeof entry[1] === 'string' &&
+        (entry[2] === 'de' || entry[2] === 'en') &&
+        typeof entry[3] === 'number',
+    )
+  );
 }

@@ -26,41 +26,55 @@ export interface SealedTurnContent {
 export interface TurnSealer {
   /** Stable, keyed hash of a sessionId within one key. */
   sessionHash(keyId: string, sessionId: string): string;
+  /** Seals any JSON value, bound to `binding`. */
+  sealJson(value: unknown, binding: string): string;
+  /** Undefined when the data was tampered with or sealed under another secret or binding. */
+  openJson(sealed: string, binding: string): unknown;
+  /** One turn in the format of sessions stored before the memory window was one value. */
   seal(content: SealedTurnContent, binding: string): string;
-  /** Undefined when the data was tampered with or sealed under another secret. */
   open(sealed: string, binding: string): SealedTurnContent | undefined;
 }
 
 export function createTurnSealer(secret: Buffer): TurnSealer {
   const encryptionKey = derive(secret, 'plauder turn encryption v1');
   const hashKey = derive(secret, 'plauder session id v1');
+
+  const sealJson = (value: unknown, binding: string) => {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv);
+    cipher.setAAD(Buffer.from(binding));
+    const plain = Buffer.from(JSON.stringify(value));
+    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+  };
+  const openJson = (sealed: string, binding: string): unknown => {
+    try {
+      const raw = Buffer.from(sealed, 'base64url');
+      const iv = raw.subarray(0, IV_BYTES);
+      const tag = raw.subarray(raw.length - TAG_BYTES);
+      const decipher = createDecipheriv('aes-256-gcm', encryptionKey, iv);
+      decipher.setAAD(Buffer.from(binding));
+      decipher.setAuthTag(tag);
+      const body = raw.subarray(IV_BYTES, raw.length - TAG_BYTES);
+      return JSON.parse(Buffer.concat([decipher.update(body), decipher.final()]).toString());
+    } catch {
+      return undefined;
+    }
+  };
+
   return {
     sessionHash(keyId, sessionId) {
       return createHmac('sha256', hashKey).update(`${keyId}\0${sessionId}`).digest('base64url');
     },
-    seal(content, binding) {
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv);
-      cipher.setAAD(Buffer.from(binding));
-      const plain = Buffer.from(JSON.stringify([content.message, content.reply]));
-      const body = Buffer.concat([cipher.update(plain), cipher.final()]);
-      return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
-    },
+    sealJson,
+    openJson,
+    seal: (content, binding) => sealJson([content.message, content.reply], binding),
     open(sealed, binding) {
-      try {
-        const raw = Buffer.from(sealed, 'base64url');
-        const iv = raw.subarray(0, IV_BYTES);
-        const tag = raw.subarray(raw.length - TAG_BYTES);
-        const decipher = createDecipheriv('aes-256-gcm', encryptionKey, iv);
-        decipher.setAAD(Buffer.from(binding));
-        decipher.setAuthTag(tag);
-        const body = raw.subarray(IV_BYTES, raw.length - TAG_BYTES);
-        const plain = Buffer.concat([decipher.update(body), decipher.final()]).toString();
-        const [message, reply] = JSON.parse(plain) as [string, string];
-        return { message, reply };
-      } catch {
+      const value = openJson(sealed, binding);
+      if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string') {
         return undefined;
       }
+      return { message: value[0], reply: value[1] };
     },
   };
 }

@@ -38,10 +38,16 @@ export interface SessionsTable {
   session_hash: string;
   created_at: number;
   last_active_at: number;
-  /** Number of turns ever appended; the next turn's `seq`. */
+  /** Number of turns ever appended; each write of the window increments it. */
   turn_count: number;
+  /**
+   * AES-256-GCM sealed JSON of the memory window (base64url), bound to key, session and
+   * `turn_count`. Null for sessions stored before migration 002, whose turns are in `turns`.
+   */
+  sealed_window: string | null;
 }
 
+/** Turns of sessions stored before migration 002; read once, then moved into the window. */
 export interface TurnsTable {
   key_id: string;
   session_hash: string;

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreAdapter, CoreRequest } from '../../src/core/core-adapter.js';
+import { createTurnSealer } from '../../src/sessions/turn-sealer.js';
+import { loadSecret } from '../../src/storage/secret.js';
 import { chat, http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer | undefined;
@@ -27,6 +29,27 @@ async function setup(env: Record<string, string> = {}, clock?: { now: number }) 
 
 const H = (s: TestServer) => ({ url: s.url });
 
+async function keyIdOf(s: TestServer, key: string): Promise<string> {
+  const auth = await s.services.keys.authenticate(`Bearer ${key}`);
+  if (!auth) throw new Error('key not found');
+  return auth.id;
+}
+
+/** Opens the stored window with the server's own secret: what is really on disk. */
+async function storedWindow(s: TestServer, key: string, sessionId: string): Promise<unknown[]> {
+  const keyId = await keyIdOf(s, key);
+  const sealer = createTurnSealer(loadSecret(s.config.secret));
+  const hash = sealer.sessionHash(keyId, sessionId);
+  const row = await s.services.store.db
+    .selectFrom('sessions')
+    .select(['turn_count', 'sealed_window'])
+    .where('key_id', '=', keyId)
+    .where('session_hash', '=', hash)
+    .executeTakeFirstOrThrow();
+  const binding = `${keyId}\0${hash}\0window\0${row.turn_count}`;
+  return sealer.openJson(row.sealed_window ?? '', binding) as unknown[];
+}
+
 describe('sessions', () => {
   it('hands the core the earlier turns of the session, oldest first, across both endpoints', async () => {
     const { s, seen } = await setup();
@@ -48,10 +71,12 @@ describe('sessions', () => {
     await chat(H(s), key, { message: 'Ich heiße Anna' });
     await chat(H(s), key, { message: 'Wie heiße ich?' });
     expect(seen.map((r) => r.history.length)).toEqual([0, 0]);
-    const rows = await sql<{ n: number }>`select count(*) as n from turns`.execute(
-      s.services.store.db,
-    );
-    expect(rows.rows[0]?.n).toBe(0);
+    for (const table of ['sessions', 'turns']) {
+      const rows = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(
+        s.services.store.db,
+      );
+      expect(Number(rows.rows[0]?.n)).toBe(0);
+    }
   });
 
   it('keeps two keys with the same sessionId apart: neither sees the other’s turns', async () => {
@@ -132,10 +157,9 @@ describe('sessions', () => {
     expect(seen[5]?.history.map((t) => t.message)).toEqual(['m3', 'm4', 'm5']);
     const read = await http(`${s.url}/api/sessions/w`, { key });
     expect(read.json.turns.map((t: { message: string }) => t.message)).toEqual(['m4', 'm5', 'm6']);
-    const rows = await sql<{ n: number }>`select count(*) as n from turns`.execute(
-      s.services.store.db,
-    );
-    expect(rows.rows[0]?.n).toBe(3);
+    // The stored window itself holds three turns, not six.
+    const stored = await storedWindow(s, key, 'w');
+    expect(stored).toHaveLength(3);
   });
 
   it('forgets a session idle longer than PLAUDER_SESSION_TTL, and the sweep deletes it', async () => {
@@ -175,5 +199,87 @@ describe('sessions', () => {
         (t: { message: string }) => t.message,
       ),
     ).toEqual(['nachher']);
+  });
+
+  it('keeps every turn of concurrent requests on one session: none overwrites another', async () => {
+    const { s, seen } = await setup();
+    const { key } = await s.createKey();
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        chat(H(s), key, { message: `p${i}`, sessionId: 'busy' }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
+    const read = await http(`${s.url}/api/sessions/busy`, { key });
+    const messages = read.json.turns.map((t: { message: string }) => t.message);
+    expect([...messages].sort()).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}`).sort());
+    expect(seen).toHaveLength(12);
+  });
+
+  it('reads a session stored before the window was one value, and moves it into the window', async () => {
+    const { s, seen } = await setup();
+    const { key } = await s.createKey();
+    const keyId = await keyIdOf(s, key);
+    const sealer = createTurnSealer(loadSecret(s.config.secret));
+    const hash = sealer.sessionHash(keyId, 'alt');
+    const now = Date.now();
+    // The layout of release 0.1: one sealed row per turn, bound to its seq.
+    await s.services.store.db
+      .insertInto('sessions')
+      .values({
+        key_id: keyId,
+        session_hash: hash,
+        created_at: now,
+        last_active_at: now,
+        turn_count: 2,
+        sealed_window: null,
+      })
+      .execute();
+    for (const [seq, message, reply] of [
+      [1, 'Ich heiße Ben', 'Hallo Ben'],
+      [2, 'Danke', 'Gern'],
+    ] as const) {
+      await s.services.store.db
+        .insertInto('turns')
+        .values({
+          key_id: keyId,
+          session_hash: hash,
+          seq,
+          language: 'de',
+          created_at: now,
+          sealed: sealer.seal({ message, reply }, `${keyId}\0${hash}\0${seq}`),
+        })
+        .execute();
+    }
+
+    expect((await http(`${s.url}/api/sessions/alt`, { key })).json.turns).toHaveLength(2);
+    await chat(H(s), key, { message: 'Wie heiße ich?', sessionId: 'alt' });
+    expect(seen[0]?.history.map((t) => t.message)).toEqual(['Ich heiße Ben', 'Danke']);
+    const read = await http(`${s.url}/api/sessions/alt`, { key });
+    expect(read.json.turns.map((t: { message: string }) => t.message)).toEqual([
+      'Ich heiße Ben',
+      'Danke',
+      'Wie heiße ich?',
+    ]);
+    const legacy = await sql<{ n: number }>`select count(*) as n from turns`.execute(
+      s.services.store.db,
+    );
+    expect(Number(legacy.rows[0]?.n)).toBe(0);
+    expect(await storedWindow(s, key, 'alt')).toHaveLength(3);
+  });
+
+  it('treats a window that does not open (tampered, or another secret) as no memory', async () => {
+    const { s, seen } = await setup();
+    const { key } = await s.createKey();
+    await chat(H(s), key, { message: 'eins', sessionId: 't' });
+    await s.services.store.db
+      .updateTable('sessions')
+      .set({ sealed_window: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })
+      .execute();
+    expect((await http(`${s.url}/api/sessions/t`, { key })).status).toBe(404);
+    await chat(H(s), key, { message: 'zwei', sessionId: 't' });
+    expect(seen[1]?.history).toEqual([]);
+    const read = await http(`${s.url}/api/sessions/t`, { key });
+    expect(read.json.turns.map((t: { message: string }) => t.message)).toEqual(['zwei']);
   });
 });

@@ -4,9 +4,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.js';
+import * as sessionWindow from './002-session-window.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
+  '002-session-window': sessionWindow,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,45 +1,44 @@
 /**
  * @module storage/repositories/sessions-repository
- * Sessions and their sealed turns, always addressed by (key id, session hash): there is
- * no query that reaches a session without the key id it belongs to.
+ * Sessions and their sealed memory windows, always addressed by (key id, session hash):
+ * there is no query that reaches a session without the key id it belongs to.
  */
 import type { Kysely } from 'kysely';
 import { prepareQuery } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
-export interface StoredTurn {
+export interface SessionRow {
+  /** Writes of the window so far; the next write must name it (optimistic concurrency). */
+  readonly turnCount: number;
+  readonly lastActiveAt: number;
+  /** Null for a session stored before migration 002 (its turns are in `turns`). */
+  readonly sealedWindow: string | null;
+}
+
+export interface LegacyTurn {
   readonly seq: number;
   readonly language: string;
   readonly createdAt: number;
   readonly sealed: string;
 }
 
-export interface NewTurn {
-  readonly language: string;
-  /** Seals the turn for its position (the seq is part of the binding). */
-  readonly seal: (seq: number) => string;
+export interface WindowWrite {
+  /** The `turnCount` the window was built from; the write fails if it changed since. */
+  readonly expectedCount: number;
+  readonly sealedWindow: string;
+  readonly now: number;
+  /** A session idle since before this is expired: its window starts afresh. */
+  readonly activeSince: number;
 }
 
 export interface SessionsRepository {
-  /** The newest `limit` turns, oldest first, of a session active since `activeSince`. */
-  recentTurns(
-    keyId: string,
-    sessionHash: string,
-    limit: number,
-    activeSince: number,
-  ): Promise<StoredTurn[]>;
-  /**
-   * Appends a turn and keeps only the newest `keep` turns. A session idle since before
-   * `activeSince` is expired: it starts afresh instead of being revived.
-   */
-  append(
-    keyId: string,
-    sessionHash: string,
-    turn: NewTurn,
-    keep: number,
-    now: number,
-    activeSince: number,
-  ): Promise<void>;
+  find(keyId: string, sessionHash: string): Promise<SessionRow | undefined>;
+  /** Stores the window if nobody wrote it since it was read; false on such a conflict. */
+  writeWindow(keyId: string, sessionHash: string, write: WindowWrite): Promise<boolean>;
+  /** The newest `limit` turns of a session from before migration 002, oldest first. */
+  legacyTurns(keyId: string, sessionHash: string, limit: number): Promise<LegacyTurn[]>;
+  /** Removes turns from before migration 002 once they live in the window. */
+  dropLegacyTurns(keyId: string, sessionHash: string): Promise<void>;
   /** Deletes a session; false when there was no live one. */
   delete(keyId: string, sessionHash: string, activeSince: number): Promise<boolean>;
   /** Deletes sessions idle since before `idleBefore`; returns how many. */
@@ -49,30 +48,29 @@ export interface SessionsRepository {
 type SessionRef = { keyId: string; hash: string };
 
 export function createSessionsRepository(db: Kysely<Database>): SessionsRepository {
-  const recentQuery = prepareQuery<
-    SessionRef & { activeSince: number; limit: number },
-    { seq: number; language: string; created_at: number; sealed: string }
+  const findQuery = prepareQuery<
+    SessionRef,
+    { turn_count: number; last_active_at: number; sealed_window: string | null }
   >((p) =>
     db
-      .selectFrom('turns as t')
-      .innerJoin('sessions as s', (join) =>
-        join.onRef('s.key_id', '=', 't.key_id').onRef('s.session_hash', '=', 't.session_hash'),
-      )
-      .select(['t.seq', 't.language', 't.created_at', 't.sealed'])
-      .where('t.key_id', '=', p<string>('keyId'))
-      .where('t.session_hash', '=', p<string>('hash'))
-      .where('s.last_active_at', '>=', p<number>('activeSince'))
-      .orderBy('t.seq', 'desc')
-      .limit(p<number>('limit')),
-  );
-  const expireQuery = prepareQuery<SessionRef & { activeSince: number }, unknown>((p) =>
-    db
-      .deleteFrom('sessions')
+      .selectFrom('sessions')
+      .select(['turn_count', 'last_active_at', 'sealed_window'])
       .where('key_id', '=', p<string>('keyId'))
-      .where('session_hash', '=', p<string>('hash'))
-      .where('last_active_at', '<', p<number>('activeSince')),
+      .where('session_hash', '=', p<string>('hash')),
   );
-  const touchQuery = prepareQuery<SessionRef & { now: number }, { turn_count: number }>((p) =>
+  // One statement: a new session is inserted; an existing one is updated only if its
+  // count is still the one the window was built from, so concurrent turns never overwrite
+  // each other (the loser re-reads and tries again).
+  const writeQuery = prepareQuery<
+    SessionRef & {
+      count: number;
+      expected: number;
+      sealed: string;
+      now: number;
+      activeSince: number;
+    },
+    { turn_count: number }
+  >((p) =>
     db
       .insertInto('sessions')
       .values({
@@ -80,41 +78,64 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
         session_hash: p<string>('hash'),
         created_at: p<number>('now'),
         last_active_at: p<number>('now'),
-        turn_count: 1,
+        turn_count: p<number>('count'),
+        sealed_window: p<string>('sealed'),
       })
       .onConflict((oc) =>
-        oc.columns(['key_id', 'session_hash']).doUpdateSet((eb) => ({
-          turn_count: eb('sessions.turn_count', '+', 1),
-          last_active_at: p<number>('now'),
-        })),
+        oc
+          .columns(['key_id', 'session_hash'])
+          .doUpdateSet((eb) => ({
+            turn_count: eb.ref('excluded.turn_count'),
+            last_active_at: eb.ref('excluded.last_active_at'),
+            sealed_window: eb.ref('excluded.sealed_window'),
+            // An expired session that starts afresh is a new conversation.
+            created_at: eb
+              .case()
+              .when('sessions.last_active_at', '<', p<number>('activeSince'))
+              .then(eb.ref('excluded.created_at'))
+              .else(eb.ref('sessions.created_at'))
+              .end(),
+          }))
+          .where('sessions.turn_count', '=', p<number>('expected')),
       )
       .returning('turn_count'),
   );
-  const insertTurnQuery = prepareQuery<
-    SessionRef & { seq: number; language: string; now: number; sealed: string },
-    unknown
-  >((p) =>
-    db.insertInto('turns').values({
-      key_id: p<string>('keyId'),
-      session_hash: p<string>('hash'),
-      seq: p<number>('seq'),
-      language: p<string>('language'),
-      created_at: p<number>('now'),
-      sealed: p<string>('sealed'),
-    }),
-  );
-  const pruneQuery = prepareQuery<SessionRef & { oldestKept: number }, unknown>((p) =>
-    db
-      .deleteFrom('turns')
-      .where('key_id', '=', p<string>('keyId'))
-      .where('session_hash', '=', p<string>('hash'))
-      .where('seq', '<', p<number>('oldestKept')),
-  );
 
   return {
-    async recentTurns(keyId, hash, limit, activeSince) {
+    async find(keyId, hash) {
+      const row = (await findQuery(db, { keyId, hash })).rows[0];
+      return (
+        row && {
+          turnCount: Number(row.turn_count),
+          lastActiveAt: Number(row.last_active_at),
+          sealedWindow: row.sealed_window,
+        }
+      );
+    },
+
+    async writeWindow(keyId, hash, write) {
+      const { rows } = await writeQuery(db, {
+        keyId,
+        hash,
+        count: write.expectedCount + 1,
+        expected: write.expectedCount,
+        sealed: write.sealedWindow,
+        now: write.now,
+        activeSince: write.activeSince,
+      });
+      return rows.length === 1;
+    },
+
+    async legacyTurns(keyId, hash, limit) {
       if (limit <= 0) return [];
-      const { rows } = await recentQuery(db, { keyId, hash, activeSince, limit });
+      const rows = await db
+        .selectFrom('turns')
+        .select(['seq', 'language', 'created_at', 'sealed'])
+        .where('key_id', '=', keyId)
+        .where('session_hash', '=', hash)
+        .orderBy('seq', 'desc')
+        .limit(limit)
+        .execute();
       return rows.reverse().map((r) => ({
         seq: Number(r.seq),
         language: r.language,
@@ -123,21 +144,12 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
       }));
     },
 
-    async append(keyId, hash, turn, keep, now, activeSince) {
-      await db.transaction().execute(async (trx) => {
-        await expireQuery(trx, { keyId, hash, activeSince });
-        const session = (await touchQuery(trx, { keyId, hash, now })).rows[0];
-        const seq = Number(session?.turn_count);
-        await insertTurnQuery(trx, {
-          keyId,
-          hash,
-          seq,
-          language: turn.language,
-          now,
-          sealed: turn.seal(seq),
-        });
-        await pruneQuery(trx, { keyId, hash, oldestKept: seq - keep + 1 });
-      });
+    async dropLegacyTurns(keyId, hash) {
+      await db
+        .deleteFrom('turns')
+        .where('key_id', '=', keyId)
+        .where('session_hash', '=', hash)
+        .execute();
     },
 
     async delete(keyId, sessionHash, activeSince) {

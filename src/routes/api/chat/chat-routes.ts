@@ -110,11 +110,11 @@ async function converse(
   sessionId: string | undefined,
 ): Promise<string> {
   const { sessions, clock, config } = deps.services;
-  const history = sessionId === undefined ? [] : await sessions.history(key.id, sessionId, clock());
+  const session =
+    sessionId === undefined ? undefined : await sessions.open(key.id, sessionId, clock());
+  const history = session?.history ?? [];
   const text = await runCore(deps.core, { language, message, history }, config.coreTimeoutMs);
-  if (sessionId !== undefined) {
-    await sessions.record(key.id, sessionId, { message, reply: text, language }, clock());
-  }
+  await session?.record({ message, reply: text, language }, clock());
   return text;
 }
 
