@@ -14,10 +14,12 @@ import Fastify, {
 import type { Config } from './config/config.js';
 import { errorBody } from './errors/api-error.js';
 import { statusOf } from './errors/error-codes.js';
-import { installErrorHandlers } from './errors/error-handler.js';
+import { clientErrorHandler, installErrorHandlers } from './errors/error-handler.js';
+import { adminRoutes } from './routes/admin/admin-routes.js';
 import { chatRoutes } from './routes/api/chat/chat-routes.js';
 import { sessionRoutes } from './routes/api/session-routes.js';
 import { usageRoutes } from './routes/api/usage-routes.js';
+import { docsRoutes } from './routes/ops/docs-routes.js';
 import { createMetrics, type Metrics } from './routes/ops/metrics.js';
 import { opsRoutes } from './routes/ops/ops-routes.js';
 import { errorBodySchema } from './routes/schemas.js';
@@ -54,6 +56,7 @@ export async function buildApp(
       reply.header('cache-control', 'no-store').header('x-request-id', request.id);
       return reply.code(statusOf(code)).send(errorBody(code, request.id));
     },
+    clientErrorHandler,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming)
@@ -68,7 +71,7 @@ export async function buildApp(
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.addSchema(errorBodySchema);
-  await app.register(swagger, openApiOptions());
+  await app.register(swagger, openApiOptions(config));
   installErrorHandlers(app);
   installCommonHooks(app, metrics);
   installDrainOnClose(app);
@@ -77,8 +80,18 @@ export async function buildApp(
   await app.register(sessionRoutes, deps);
   await app.register(usageRoutes, deps);
   await app.register(opsRoutes, { ...deps, metrics });
+  await app.register(docsRoutes);
+  // Without a token there is no admin surface at all: /admin paths are unknown routes (404).
+  if (config.adminToken !== undefined) {
+    await app.register(adminRoutes, { ...deps, adminToken: config.adminToken });
+  }
 
   if (options.sweepSessions) startSessionSweeper(app, deps.services);
+  // Refunds still waiting for the database get a last attempt before the store closes.
+  app.addHook('onClose', async () => {
+    const lost = await deps.services.quota.flushRefunds();
+    if (lost > 0) app.log.error({ refunds: lost }, 'refunds could not be written at shutdown');
+  });
   return app;
 }
 
@@ -136,7 +149,12 @@ function installDrainOnClose(app: FastifyInstance): void {
   app.addHook('onClose', async () => clearInterval(sweeper));
 }
 
-function openApiOptions() {
+function openApiOptions(config: Config) {
+  const adminToken = {
+    type: 'http' as const,
+    scheme: 'bearer',
+    description: 'The admin token (PLAUDER_ADMIN_TOKEN).',
+  };
   return {
     openapi: {
       openapi: '3.1.0',
@@ -153,6 +171,7 @@ function openApiOptions() {
             scheme: 'bearer',
             description: 'An API key: plauder_...',
           },
+          ...(config.adminToken === undefined ? {} : { adminToken }),
         },
       },
     },

@@ -22,6 +22,15 @@ export const ERROR_CODES = [
   'method_not_allowed',
   'session_not_found',
   'service_unavailable',
+  'admin_unauthorized',
+  'json_invalid',
+  'fields_invalid',
+  'name_invalid',
+  'plan_unknown',
+  'month_invalid',
+  'grace_invalid',
+  'key_not_found',
+  'key_revoked',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -46,14 +55,24 @@ export function statusOf(code: ErrorCode): number {
     case 'session_id_invalid':
       return 200;
     case 'bad_request':
+    case 'json_invalid':
+    case 'fields_invalid':
+    case 'name_invalid':
+    case 'plan_unknown':
+    case 'month_invalid':
+    case 'grace_invalid':
       return 400;
     case 'invalid_api_key':
+    case 'admin_unauthorized':
       return 401;
     case 'not_found':
     case 'session_not_found':
+    case 'key_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
+    case 'key_revoked':
+      return 409;
     case 'payload_too_large':
       return 413;
     case 'quota_exceeded':
@@ -86,4 +105,14 @@ export const ERROR_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   method_not_allowed: 'This method is not allowed on this route.',
   session_not_found: 'No stored session with this id for this API key.',
   service_unavailable: 'The service is not ready.',
+  admin_unauthorized: 'The admin token is missing or wrong.',
+  json_invalid: 'The request body must be a JSON object sent as application/json.',
+  fields_invalid:
+    'The request body has an unknown field, misses a required field or has a field of the wrong type.',
+  name_invalid: 'The field "name" must be 1-100 printable characters.',
+  plan_unknown: 'No plan with this name is configured.',
+  month_invalid: 'The query parameter "month" must be a month such as 2026-11 (YYYY-MM).',
+  grace_invalid: 'The field "grace" must be a duration from 0 to 365d, such as 30m, 24h or 7d.',
+  key_not_found: 'No key with this id.',
+  key_revoked: 'The key is revoked and can no longer be changed.',
 };

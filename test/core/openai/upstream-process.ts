@@ -45,16 +45,22 @@ export interface Received {
 export interface Upstream {
   /** Base URL as an operator would configure it, e.g. `http://127.0.0.1:PORT/v1`. */
   readonly baseUrl: string;
+  readonly port: number;
   script(...steps: UpstreamStep[]): Promise<void>;
   received(): Promise<Received>;
   reset(): Promise<void>;
   stop(): Promise<void>;
+  /** SIGKILL: the upstream dies without closing its connections in order. */
+  kill(): Promise<void>;
 }
 
-export async function startUpstream(): Promise<Upstream> {
-  const child = spawn(process.execPath, [FIXTURE], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const port = await readPort(child);
-  const origin = `http://127.0.0.1:${port}`;
+/** `port` 0 (default): any free port; a fixed port restarts an upstream in place. */
+export async function startUpstream(port = 0): Promise<Upstream> {
+  const child = spawn(process.execPath, [FIXTURE, String(port)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const boundPort = await readPort(child);
+  const origin = `http://127.0.0.1:${boundPort}`;
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${origin}${path}`, {
       method,
@@ -65,6 +71,7 @@ export async function startUpstream(): Promise<Upstream> {
   };
   return {
     baseUrl: `${origin}/v1`,
+    port: boundPort,
     async script(...steps) {
       await call('POST', '/__control', { responses: steps });
     },
@@ -72,13 +79,17 @@ export async function startUpstream(): Promise<Upstream> {
     async reset() {
       await call('POST', '/__reset');
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
   };
+
+  function end(signal: NodeJS.Signals): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  }
 }
 
 function readPort(child: ChildProcess): Promise<number> {

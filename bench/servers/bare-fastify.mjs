@@ -1,4 +1,7 @@
-// The limit: a bare Fastify server answering every POST with a constant reply.
+/**
+ * The limit for any Fastify service: Fastify answering every POST with a constant reply.
+ * Prints `listening <port>` once ready; PORT picks the port (0 = any free one).
+ */
 import Fastify from 'fastify';
 
 const app = Fastify({ logger: false });

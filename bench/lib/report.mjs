@@ -1,0 +1,276 @@
+/**
+ * Turns the rows of a run into the Markdown report (tables + targets) and the JSON file.
+ */
+import { formatSummary } from '../tools/summarise-profile.mjs';
+
+export const TARGETS = [
+  {
+    id: 'session-vs-fastify',
+    text: 'plauder with session memory ≥ 50 % of bare Fastify (req/s, closed loop)',
+    measure: (rows) => ratio(rows['plauder-session']?.closed?.rps, rows.fastify?.closed?.rps),
+    format: (v) => `${pct(v)} of bare Fastify`,
+    pass: (v) => v >= 0.5,
+    detail: (rows) => cpuRatio(rows['plauder-session'], rows.fastify),
+  },
+  {
+    id: 'proxy-vs-portkey',
+    text: 'proxy path: plauder ≥ 8 × Portkey (req/s, closed loop)',
+    measure: (rows) => ratio(rows['plauder-openai']?.closed?.rps, rows.portkey?.closed?.rps),
+    format: (v) => `${v.toFixed(2)} ×`,
+    pass: (v) => v >= 8,
+    detail: (rows) => cpuRatio(rows['plauder-openai'], rows.portkey, '×'),
+  },
+  {
+    id: 'added-p99',
+    text: 'p99 added latency over the direct upstream at concurrency 1 ≤ 1 ms',
+    measure: (rows) =>
+      diff(rows['plauder-openai']?.sequential?.p99Ms, rows.upstream?.sequential?.p99Ms),
+    format: (v) => `${ms(v)} ms`,
+    pass: (v) => v <= 1,
+  },
+  {
+    id: 'rss',
+    text: 'plauder RSS under load ≤ 120 MB (highest of all plauder scenarios)',
+    measure: (rows) => {
+      const plauder = Object.values(rows).filter(
+        (r) => r.id.startsWith('plauder') || r.group === 'scaling',
+      );
+      const peaks = plauder.map((r) => r.peakRssUnderLoadMb).filter(Number.isFinite);
+      return peaks.length === 0 ? undefined : Math.max(...peaks);
+    },
+    format: (v) => `${v.toFixed(0)} MB`,
+    pass: (v) => v <= 120,
+  },
+];
+
+/** Server CPU per request (ms), the figure least disturbed by other load on the machine. */
+export function cpuMsPerRequest(row) {
+  const c = row?.closed;
+  return c && Number.isFinite(c.cpuCores) && c.rps > 0 ? (c.cpuCores * 1000) / c.rps : undefined;
+}
+
+/** Throughput of `a` relative to `b` if both had the same CPU: b's CPU per request / a's. */
+function cpuRatio(a, b, unit = '%') {
+  const value = ratio(cpuMsPerRequest(b), cpuMsPerRequest(a));
+  if (value === undefined) return undefined;
+  return `by server CPU per request: ${unit === '%' ? pct(value) : `${value.toFixed(2)} ×`}`;
+}
+
+function ratio(a, b) {
+  return Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : undefined;
+}
+function diff(a, b) {
+  return Number.isFinite(a) && Number.isFinite(b) ? a - b : undefined;
+}
+function pct(v) {
+  return `${(v * 100).toFixed(0)} %`;
+}
+function ms(v) {
+  if (!Number.isFinite(v)) return '–';
+  const abs = Math.abs(v);
+  return abs >= 100 ? v.toFixed(0) : abs >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+function int(v) {
+  return Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–';
+}
+function x(v) {
+  return Number.isFinite(v) ? `${v.toFixed(2)}` : '–';
+}
+
+export function evaluateTargets(rowsById) {
+  return TARGETS.map((t) => {
+    const value = t.measure(rowsById);
+    const measured = value !== undefined && Number.isFinite(value);
+    const detail = measured ? t.detail?.(rowsById) : undefined;
+    return {
+      id: t.id,
+      target: t.text,
+      value: measured ? value : null,
+      measured: measured ? `${t.format(value)}${detail ? ` (${detail})` : ''}` : 'not measured',
+      result: measured ? (t.pass(value) ? 'pass' : 'miss') : 'n/a',
+    };
+  });
+}
+
+function table(head, rows) {
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+}
+
+function name(row) {
+  const marks = [row.profiled ? ' (under --cpu-prof)' : '', row.error ? ' **FAILED**' : ''];
+  return `\`${row.id}\` ${row.label}${marks.join('')}`;
+}
+
+export function renderMarkdown({ meta, rows, targets }) {
+  const byId = Object.fromEntries(rows.filter((r) => !r.profiled).map((r) => [r.id, r]));
+  const fastify = byId.fastify?.closed?.rps;
+  const portkey = byId.portkey?.closed?.rps;
+  const out = [];
+  out.push(`# plauder benchmark — ${meta.date}`);
+  out.push('');
+  out.push(
+    `Machine: ${meta.machine.cpus} × ${meta.machine.cpuModel}, ${meta.machine.memGb} GB, ${meta.machine.os}; Node ${meta.node}; load average before the run ${meta.loadBefore.join(' / ')}, after ${meta.loadAfter.join(' / ')}.`,
+  );
+  out.push(`Command: \`${meta.command}\``);
+  out.push(
+    `Closed loop: autocannon, ${meta.options.connections} connections, ${meta.options.duration} s after ${meta.options.warmup} s warm-up. Open loop: ${meta.options.rates.join(' and ')} requests/s for ${meta.options.duration} s each (${meta.options.sockets} keep-alive sockets, latency from the scheduled send time). Concurrency 1: ${meta.options.duration} s. plauder log level: ${meta.options.logLevel}; core of the plauder rows: ${meta.options.core}.`,
+  );
+  out.push(
+    '"server CPU": cores the server process used during the closed loop; "CPU ms/req": its CPU time per answered request, the figure least disturbed by other load; "other CPU": cores the machine spent outside the bench and its servers during the closed loop, i.e. the noise.',
+  );
+  out.push('');
+
+  out.push('## Throughput (closed loop)');
+  out.push('');
+  out.push(
+    table(
+      [
+        'scenario',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        '× bare Fastify',
+        '× Portkey',
+        'server CPU',
+        'CPU ms/req',
+        'other CPU',
+        'peak RSS MB',
+      ],
+      rows.map((r) => [
+        name(r),
+        int(r.closed?.rps),
+        ms(r.closed?.p50Ms),
+        ms(r.closed?.p99Ms),
+        x(ratio(r.closed?.rps, fastify)),
+        r.group === 'proxy' ? x(ratio(r.closed?.rps, portkey)) : '',
+        Number.isFinite(r.closed?.cpuCores) ? `${(r.closed.cpuCores * 100).toFixed(0)} %` : '–',
+        ms(cpuMsPerRequest(r)),
+        Number.isFinite(r.closed?.otherCores) ? r.closed.otherCores.toFixed(2) : '–',
+        Number.isFinite(r.peakRssMb) ? r.peakRssMb.toFixed(0) : '–',
+      ]),
+    ),
+  );
+  out.push('');
+
+  out.push('## Latency at a fixed offered rate (open loop)');
+  out.push('');
+  const openRows = [];
+  for (const r of rows) {
+    for (const o of r.open ?? []) {
+      openRows.push([
+        name(r),
+        int(o.rate),
+        int(o.achievedRps),
+        ms(o.p50Ms),
+        ms(o.p99Ms),
+        ms(o.p999Ms),
+        ms(o.maxMs),
+        `${o.dropped + o.unanswered}`,
+        `${o.non2xx + o.errors}`,
+      ]);
+    }
+  }
+  out.push(
+    table(
+      [
+        'scenario',
+        'offered/s',
+        'achieved/s',
+        'p50 ms',
+        'p99 ms',
+        'p99.9 ms',
+        'max ms',
+        'dropped',
+        'non-2xx + errors',
+      ],
+      openRows,
+    ),
+  );
+  out.push('');
+
+  const seqRows = rows.filter((r) => r.sequential);
+  if (seqRows.length > 0) {
+    const direct = byId.upstream?.sequential;
+    out.push('## Proxy path at concurrency 1 (added latency over the direct upstream)');
+    out.push('');
+    out.push(
+      table(
+        ['scenario', 'requests', 'p50 ms', 'p99 ms', 'p99.9 ms', 'added p50 ms', 'added p99 ms'],
+        seqRows.map((r) => [
+          name(r),
+          int(r.sequential.count),
+          ms(r.sequential.p50Ms),
+          ms(r.sequential.p99Ms),
+          ms(r.sequential.p999Ms),
+          r.id === 'upstream' ? '' : ms(diff(r.sequential.p50Ms, direct?.p50Ms)),
+          r.id === 'upstream' ? '' : ms(diff(r.sequential.p99Ms, direct?.p99Ms)),
+        ]),
+      ),
+    );
+    out.push('');
+    out.push(
+      'Portkey does no authentication, no quota and no memory; plauder authenticates the key, reserves one unit of the monthly quota (a durable SQLite write) and checks the reply on every request.',
+    );
+    out.push('');
+  }
+
+  const scaling = rows.filter((r) => r.stored);
+  if (scaling.length > 0) {
+    const base = byId['plauder-session']?.closed?.rps;
+    out.push('## Scaling with stored data (plauder /api/chat + sessionId)');
+    out.push('');
+    const rates = [...new Set(scaling.flatMap((r) => (r.open ?? []).map((o) => o.rate)))];
+    out.push(
+      table(
+        [
+          'stored',
+          'req/s',
+          '× 1 key, 100 sessions',
+          'CPU ms/req',
+          ...rates.map((rate) => `p99 ms @ ${rate}/s`),
+          'peak RSS MB',
+        ],
+        scaling.map((r) => [
+          `${r.stored}${r.error ? ' **FAILED**' : ''}${r.profiled ? ' (under --cpu-prof)' : ''}`,
+          int(r.closed?.rps),
+          x(ratio(r.closed?.rps, base)),
+          ms(cpuMsPerRequest(r)),
+          ...rates.map((rate) => ms(r.open?.find((o) => o.rate === rate)?.p99Ms)),
+          Number.isFinite(r.peakRssMb) ? r.peakRssMb.toFixed(0) : '–',
+        ]),
+      ),
+    );
+    out.push('');
+  }
+
+  out.push('## Targets');
+  out.push('');
+  out.push(
+    table(
+      ['target', 'measured', 'result'],
+      targets.map((t) => [t.target, t.measured, t.result]),
+    ),
+  );
+  out.push('');
+
+  for (const r of rows.filter((row) => row.profile)) {
+    out.push(`## CPU profile of \`${r.id}\` (node --cpu-prof, whole server lifetime)`);
+    out.push('');
+    out.push(`\`${r.profile.file}\``);
+    out.push('');
+    out.push(formatSummary(r.profile));
+  }
+
+  const failed = rows.filter((r) => r.error);
+  if (failed.length > 0) {
+    out.push('## Failed scenarios');
+    out.push('');
+    for (const r of failed) out.push(`- \`${r.id}\`: ${r.error.split('\n')[0]}`);
+    out.push('');
+  }
+  return out.join('\n');
+}

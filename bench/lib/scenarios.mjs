@@ -1,0 +1,336 @@
+/**
+ * The scenarios, in the order they run. Each starts its own server process(es), checks
+ * that the server answers what it should, and hands the runner a target to load. The
+ * first server returned is the one measured (RSS, CPU); others (the upstream) serve it.
+ * Every server started is handed to `ctx.own` and every temp dir to `ctx.defer`, so the
+ * runner stops and removes them whether the scenario succeeds or fails half-way.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { UPSTREAM_REPLY } from '../servers/upstream.mjs';
+import { freePort, makeTempDir, removeTempDir, runNode, startServer } from './children.mjs';
+import { request } from './load.mjs';
+
+export const MESSAGE = 'Wie viele Anfragen habe ich im Monat?';
+const PLANS = 'standard=1000,plus=5000,bench=1000000000';
+const JSON_HEADERS = { 'content-type': 'application/json' };
+export const PORTKEY_VERSION = '1.15.2';
+
+/** Options of the measurements a scenario gets: closed loop, open loop rates, concurrency 1. */
+const LIMIT = { closed: true, open: true, sequential: false };
+const PROXY = { closed: true, open: true, sequential: true };
+
+export const SCENARIOS = [
+  {
+    id: 'http',
+    group: 'limit',
+    label: 'bare node:http, constant reply',
+    measure: LIMIT,
+    start: (ctx) => startBare(ctx, 'bare-http.mjs'),
+  },
+  {
+    id: 'fastify',
+    group: 'limit',
+    label: 'bare Fastify, constant reply',
+    measure: LIMIT,
+    start: (ctx) => startBare(ctx, 'bare-fastify.mjs'),
+  },
+  {
+    id: 'plauder',
+    group: 'plauder',
+    label: 'plauder /api/chat, no sessionId',
+    measure: LIMIT,
+    start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 0 }),
+  },
+  {
+    id: 'plauder-session',
+    group: 'plauder',
+    label: 'plauder /api/chat + sessionId (20-turn window)',
+    stored: '1 key, 100 sessions',
+    measure: LIMIT,
+    profiled: true,
+    start: (ctx) =>
+      startPlauderScenario(ctx, { keys: 1, sessions: 100, profile: ctx.opts.cpuProf }),
+  },
+  {
+    id: 'upstream',
+    group: 'proxy',
+    label: 'upstream direct (node:http, constant completion)',
+    measure: PROXY,
+    start: startUpstreamDirect,
+  },
+  {
+    id: 'plauder-openai',
+    group: 'proxy',
+    label: 'plauder /api/chat, openai core → upstream',
+    measure: PROXY,
+    start: startPlauderOpenAi,
+  },
+  {
+    id: 'portkey',
+    group: 'proxy',
+    label: `Portkey gateway ${PORTKEY_VERSION} → upstream`,
+    measure: PROXY,
+    start: startPortkey,
+  },
+  {
+    id: 'keys-1k',
+    group: 'scaling',
+    label: 'plauder + sessionId, 1 000 keys stored',
+    stored: '1 000 keys, 100 sessions',
+    measure: LIMIT,
+    start: (ctx) => startPlauderScenario(ctx, { keys: 1000, sessions: 100 }),
+  },
+  {
+    id: 'keys-100k',
+    group: 'scaling',
+    label: 'plauder + sessionId, 100 000 keys stored',
+    stored: '100 000 keys, 100 sessions',
+    measure: LIMIT,
+    start: (ctx) => startPlauderScenario(ctx, { keys: 100_000, sessions: 100 }),
+  },
+  {
+    id: 'sessions-10k',
+    group: 'scaling',
+    label: 'plauder + sessionId, 10 000 sessions × 20 turns stored',
+    stored: '1 key, 10 000 sessions',
+    measure: LIMIT,
+    start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 10_000 }),
+  },
+];
+
+/** Environment for children without the caller's own plauder settings. */
+function cleanEnv(extra) {
+  const env = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('PLAUDER_') && name !== 'PORT' && name !== 'HOST') env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+function constantTarget(url, path, headers, body) {
+  return { url, path, headers: { ...JSON_HEADERS, ...headers }, bodyFor: () => body };
+}
+
+async function startBare(ctx, script) {
+  const port = await freePort();
+  const server = await startServer({
+    name: script,
+    script: path.join(ctx.root, 'bench/servers', script),
+    env: cleanEnv({ PORT: String(port) }),
+    port,
+    own: ctx.own,
+  });
+  const body = JSON.stringify({ message: MESSAGE, sessionId: 'bench-0' });
+  const target = constantTarget(server.url, '/api/chat', {}, body);
+  const check = await request(`${server.url}/api/chat`, {
+    method: 'POST',
+    headers: target.headers,
+    body,
+  });
+  expect(check.status === 200 && typeof check.json?.reply === 'string', 'constant reply', check);
+  return { servers: [server], target };
+}
+
+async function startPlauder(
+  ctx,
+  { keys, sessions, core = ctx.opts.core, env = {}, nodeArgs = [] },
+) {
+  const dir = makeTempDir('plauder-bench-');
+  ctx.defer(() => removeTempDir(dir));
+  const baseEnv = cleanEnv({
+    PLAUDER_DATABASE_URL: `sqlite:${path.join(dir, 'plauder.db')}`,
+    PLAUDER_SECRET: ctx.secret,
+    PLAUDER_PLANS: PLANS,
+    PLAUDER_CORE: core,
+    PLAUDER_LOG_LEVEL: ctx.opts.logLevel,
+    ...env,
+  });
+  const seeded = await runNode(
+    path.join(ctx.root, 'bench/tools/seed-database.mjs'),
+    ['--keys', String(keys), '--sessions', String(sessions), '--turns', String(ctx.window)],
+    baseEnv,
+  );
+  const seed = JSON.parse(seeded);
+  ctx.log(`  seeded ${keys} key(s), ${sessions} session(s) in ${seed.ms} ms`);
+  const port = await freePort();
+  const server = await startServer({
+    name: 'plauder',
+    script: path.join(ctx.root, 'dist/cli/main.js'),
+    args: ['serve'],
+    nodeArgs,
+    env: { ...baseEnv, HOST: '127.0.0.1', PORT: String(port) },
+    port,
+    readyPath: '/healthz',
+    own: ctx.own,
+  });
+  const headers = { ...JSON_HEADERS, authorization: `Bearer ${seed.key}` };
+  return { server, seed, headers };
+}
+
+async function startPlauderScenario(ctx, { keys, sessions, profile = false }) {
+  const nodeArgs = profile
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${ctx.profileDir}`,
+        `--cpu-prof-name=plauder-session-${ctx.stamp}.cpuprofile`,
+      ]
+    : [];
+  const { server, seed, headers } = await startPlauder(ctx, { keys, sessions, nodeArgs });
+  const bodies =
+    sessions === 0
+      ? [JSON.stringify({ message: seed.message })]
+      : Array.from({ length: sessions }, (_, i) =>
+          JSON.stringify({ message: seed.message, sessionId: `${seed.sessionPrefix}${i}` }),
+        );
+  const target = {
+    url: server.url,
+    path: '/api/chat',
+    headers,
+    bodyFor: (i) => bodies[i % bodies.length],
+  };
+  if (sessions > 0) {
+    // The seeded window must be readable by the server: same secret, real sealed turns.
+    for (const i of [0, sessions - 1]) {
+      const read = await request(`${server.url}/api/sessions/${seed.sessionPrefix}${i}`, {
+        headers,
+      });
+      expect(
+        read.status === 200 && read.json?.turns?.length === ctx.window,
+        `session ${seed.sessionPrefix}${i} with ${ctx.window} turns`,
+        read,
+      );
+    }
+  }
+  const check = await request(`${server.url}/api/chat`, {
+    method: 'POST',
+    headers,
+    body: bodies[0],
+  });
+  expect(
+    check.status === 200 && typeof check.json?.reply === 'string' && !check.json.error,
+    'a reply',
+    check,
+  );
+  return { servers: [server], target, profile: profile ? ctx.profileDir : undefined };
+}
+
+const OPENAI_BODY = JSON.stringify({
+  model: 'bench',
+  messages: [{ role: 'user', content: MESSAGE }],
+});
+
+async function startUpstream(ctx) {
+  const port = await freePort();
+  return startServer({
+    name: 'upstream',
+    script: path.join(ctx.root, 'bench/servers/upstream.mjs'),
+    env: cleanEnv({ PORT: String(port) }),
+    port,
+    own: ctx.own,
+  });
+}
+
+async function startUpstreamDirect(ctx) {
+  const upstream = await startUpstream(ctx);
+  const target = constantTarget(upstream.url, '/v1/chat/completions', {}, OPENAI_BODY);
+  const check = await request(`${upstream.url}${target.path}`, {
+    method: 'POST',
+    headers: target.headers,
+    body: OPENAI_BODY,
+  });
+  expect(
+    check.json?.choices?.[0]?.message?.content === UPSTREAM_REPLY,
+    'the upstream completion',
+    check,
+  );
+  return { servers: [upstream], target };
+}
+
+async function startPlauderOpenAi(ctx) {
+  const upstream = await startUpstream(ctx);
+  const { server, headers } = await startPlauder(ctx, {
+    keys: 1,
+    sessions: 0,
+    core: 'openai',
+    env: {
+      PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
+      PLAUDER_OPENAI_MODEL: 'bench',
+      PLAUDER_OPENAI_API_KEY: 'sk-bench',
+    },
+  });
+  const body = JSON.stringify({ message: MESSAGE });
+  const target = { url: server.url, path: '/api/chat', headers, bodyFor: () => body };
+  const check = await request(`${server.url}/api/chat`, { method: 'POST', headers, body });
+  expect(
+    check.status === 200 && check.json?.reply === UPSTREAM_REPLY,
+    "the upstream's reply",
+    check,
+  );
+  return { servers: [server, upstream], target };
+}
+
+async function startPortkey(ctx) {
+  const script = ensurePortkey(ctx);
+  const upstream = await startUpstream(ctx);
+  const port = await freePort();
+  const gateway = await startServer({
+    name: 'portkey',
+    script,
+    args: [`--port=${port}`, '--headless'],
+    env: cleanEnv({ NODE_ENV: 'production' }),
+    port,
+    own: ctx.own,
+  });
+  const target = constantTarget(
+    gateway.url,
+    '/v1/chat/completions',
+    {
+      authorization: 'Bearer sk-bench',
+      'x-portkey-provider': 'openai',
+      'x-portkey-custom-host': `${upstream.url}/v1`,
+    },
+    OPENAI_BODY,
+  );
+  // It must really forward to our upstream, not answer from elsewhere.
+  const check = await request(`${gateway.url}${target.path}`, {
+    method: 'POST',
+    headers: target.headers,
+    body: OPENAI_BODY,
+  });
+  expect(
+    check.status === 200 && check.json?.choices?.[0]?.message?.content === UPSTREAM_REPLY,
+    "the upstream's completion through the gateway",
+    check,
+  );
+  return { servers: [gateway, upstream], target };
+}
+
+/** Installs bench/peers (its own package.json and lock) on first use; returns the gateway's entry. */
+function ensurePortkey(ctx) {
+  const peers = path.join(ctx.root, 'bench/peers');
+  const pkgDir = path.join(peers, 'node_modules/@portkey-ai/gateway');
+  const pkgFile = path.join(pkgDir, 'package.json');
+  const installed = () =>
+    fs.existsSync(pkgFile) &&
+    JSON.parse(fs.readFileSync(pkgFile, 'utf8')).version === PORTKEY_VERSION;
+  if (!installed()) {
+    ctx.log(`  installing @portkey-ai/gateway@${PORTKEY_VERSION} into bench/peers (first use)`);
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const result = spawnSync(npm, ['install', '--prefix', peers, '--no-audit', '--no-fund'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    if (result.status !== 0 || !installed()) throw new Error('npm install in bench/peers failed');
+  }
+  const { bin } = JSON.parse(fs.readFileSync(pkgFile, 'utf8'));
+  const entry = typeof bin === 'string' ? bin : Object.values(bin ?? {})[0];
+  if (!entry) throw new Error('@portkey-ai/gateway: no bin entry in its package.json');
+  return path.join(pkgDir, entry);
+}
+
+function expect(condition, what, response) {
+  if (!condition) {
+    throw new Error(`expected ${what}, got ${response.status}: ${response.text.slice(0, 300)}`);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Fills a plauder SQLite database for the benchmarks, fast: one bench key through the real
+ * key service, then (optionally) many more keys and many full sessions written with plain
+ * SQL in one transaction, using plauder's own key format, hashing and turn sealer from
+ * dist/. Needs `npm run build` first.
+ *
+ *   PLAUDER_DATABASE_URL=sqlite:/tmp/b.db PLAUDER_SECRET=$(openssl rand -base64 32) \
+ *   PLAUDER_PLANS=standard=1000,plus=5000,bench=1000000000 \
+ *   node bench/tools/seed-database.mjs --keys 100000 --sessions 10000 [--turns 20]
+ *
+ * PLAUDER_SECRET is required and must be the server's: sessions are sealed with it.
+ * The turns are what the built-in core answers to MESSAGE, asked TURNS times in a row,
+ * the same history a client asking that question would have built.
+ * The bench key has all the sessions (ids `<prefix>0` … `<prefix>N-1`); the other keys
+ * each get a usage row for this month. After writing, the script reads one session back
+ * through the session service and authenticates a seeded key, so a seed the server could
+ * not read fails here.
+ *
+ * Prints one JSON line: {"key","keyId","sessionPrefix","keys","sessions","turns","message","ms"}.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { loadConfig } from '../../dist/config/config.js';
+import { createBuiltinCore } from '../../dist/core/builtin/create-builtin-core.js';
+import { displayPrefix, generateKey, hashKey } from '../../dist/keys/key-format.js';
+import { createServices } from '../../dist/services.js';
+import { createTurnSealer } from '../../dist/sessions/turn-sealer.js';
+import { createStore } from '../../dist/storage/create-database.js';
+import { loadSecret } from '../../dist/storage/secret.js';
+
+const MESSAGE = 'Wie viele Anfragen habe ich im Monat?';
+
+const { values } = parseArgs({
+  options: {
+    keys: { type: 'string', default: '1' },
+    sessions: { type: 'string', default: '0' },
+    turns: { type: 'string', default: '20' },
+    plan: { type: 'string', default: 'bench' },
+    'session-prefix': { type: 'string', default: 'bench-' },
+  },
+});
+const keyCount = count('keys', 1);
+const sessionCount = count('sessions', 0);
+const turnCount = count('turns', 1);
+const prefix = values['session-prefix'];
+
+function count(name, min) {
+  const value = Number(values[name]);
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name}: integer ≥ ${min}`);
+  return value;
+}
+
+const started = performance.now();
+const config = loadConfig(process.env);
+if (config.database.dialect !== 'sqlite') throw new Error('seed: SQLite only');
+if (config.secret.kind !== 'value') {
+  throw new Error('seed: set PLAUDER_SECRET, the same for the seeder and the server');
+}
+if (!config.plans.has(values.plan))
+  throw new Error(`seed: plan "${values.plan}" is not in PLAUDER_PLANS`);
+const secret = loadSecret(config.secret);
+const store = await createStore(config.database);
+const services = createServices(config, store, secret, Date.now);
+try {
+  const issued = await services.keys.create({ name: 'bench', plan: values.plan });
+  if (!issued.ok) throw new Error(`seed: bench key not created: ${issued.problem}`);
+  const { id: keyId, key } = issued.value;
+  const now = Date.now();
+  const turns = await conversation(turnCount);
+  const otherKey = bulkInsert(config.database.file, {
+    keyId,
+    now,
+    month: services.quota.monthOf(now).month,
+    turns,
+    sealer: createTurnSealer(secret),
+  });
+  await verify(keyId, otherKey, turns, now);
+  const ms = Math.round(performance.now() - started);
+  process.stdout.write(
+    `${JSON.stringify({ key, keyId, sessionPrefix: prefix, keys: keyCount, sessions: sessionCount, turns: turnCount, message: MESSAGE, ms })}\n`,
+  );
+} finally {
+  await store.close();
+}
+
+/** MESSAGE asked `n` times in a row, answered by the built-in core with the growing history. */
+async function conversation(n) {
+  const core = createBuiltinCore();
+  const signal = new AbortController().signal;
+  const history = [];
+  for (let i = 0; i < n; i++) {
+    const reply = await core.reply({
+      language: 'de',
+      message: MESSAGE,
+      history: [...history],
+      signal,
+    });
+    history.push({ message: MESSAGE, reply, language: 'de' });
+  }
+  return history;
+}
+
+function bulkInsert(file, { keyId, now, month, turns, sealer }) {
+  const db = new Database(file, { timeout: 5000 });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  const insertKey = db.prepare(
+    'insert into api_keys (id, name, plan, active, created_at, updated_at, revoked_at) values (?, ?, ?, 1, ?, ?, null)',
+  );
+  const insertSecret = db.prepare(
+    'insert into key_secrets (hash, key_id, display_prefix, created_at, expires_at) values (?, ?, ?, ?, null)',
+  );
+  const insertUsage = db.prepare('insert into usage (key_id, month, used) values (?, ?, ?)');
+  const insertSession = db.prepare(
+    'insert into sessions (key_id, session_hash, created_at, last_active_at, turn_count) values (?, ?, ?, ?, ?)',
+  );
+  const insertTurn = db.prepare(
+    'insert into turns (key_id, session_hash, seq, language, created_at, sealed) values (?, ?, ?, ?, ?, ?)',
+  );
+  const plan = config.plans.has('standard') ? 'standard' : values.plan;
+  let lastKey;
+  db.transaction(() => {
+    for (let i = 1; i < keyCount; i++) {
+      const id = newKeyId();
+      lastKey = generateKey();
+      insertKey.run(id, `seed-${i}`, plan, now, now);
+      insertSecret.run(hashKey(lastKey), id, displayPrefix(lastKey), now);
+      insertUsage.run(id, month, i % 1000);
+    }
+    for (let s = 0; s < sessionCount; s++) {
+      const hash = sealer.sessionHash(keyId, `${prefix}${s}`);
+      insertSession.run(keyId, hash, now, now, turns.length);
+      turns.forEach((turn, index) => {
+        const seq = index + 1;
+        // The binding of src/sessions/session-service.ts; verify() below catches a drift.
+        const sealed = sealer.seal(turn, `${keyId}\0${hash}\0${seq}`);
+        insertTurn.run(keyId, hash, seq, turn.language, now, sealed);
+      });
+    }
+  })();
+  db.close();
+  return lastKey;
+}
+
+/** Public, not secret: `key_` + 16 base36 characters, as the key service makes them. */
+function newKeyId() {
+  const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';
+  let id = 'key_';
+  for (const byte of randomBytes(16)) id += alphabet[byte % 36];
+  return id;
+}
+
+async function verify(keyId, otherKey, turns, now) {
+  if (sessionCount > 0) {
+    for (const s of [0, sessionCount - 1]) {
+      const history = await services.sessions.history(keyId, `${prefix}${s}`, now);
+      const same =
+        history.length === turns.length &&
+        history.every((t, i) => t.message === turns[i]?.message && t.reply === turns[i]?.reply);
+      if (!same) {
+        throw new Error(
+          `seed: session ${prefix}${s} reads back ${history.length} of ${turns.length} turns (sealing drifted from the session service?)`,
+        );
+      }
+    }
+  }
+  if (otherKey !== undefined) {
+    const auth = await services.keys.authenticate(`Bearer ${otherKey}`);
+    if (!auth) throw new Error('seed: a seeded key does not authenticate');
+  }
+}

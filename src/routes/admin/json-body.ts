@@ -1,0 +1,102 @@
+/**
+ * @module routes/admin/json-body
+ * Request bodies of the admin API. The app keeps every body as raw bytes (see `app.ts`),
+ * so admin routes parse theirs here, strictly: Fastify's validator would turn `"false"`
+ * into `false` and drop unknown fields, and an operator's typo (`"activ": false`) must
+ * fail with 400 instead of half-applying. Schema failures get specific error codes.
+ */
+import type {
+  FastifyRequest,
+  FastifySchemaValidationError,
+  preValidationHookHandler,
+} from 'fastify';
+import { ApiError } from '../../errors/api-error.js';
+import type { ErrorCode } from '../../errors/error-codes.js';
+import { isJsonContentType } from '../api/chat/chat-request.js';
+
+interface ObjectSchema {
+  readonly properties?: Readonly<Record<string, { readonly type?: unknown }>>;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Parses the body into a JSON object before validation. `optional`: an empty body
+ * means `{}` (for operations whose every field has a default).
+ */
+export function jsonBody(options: { optional?: boolean } = {}): preValidationHookHandler {
+  return async (request) => {
+    const raw = request.body;
+    const empty = raw === undefined || raw === null || (Buffer.isBuffer(raw) && raw.length === 0);
+    if (empty && options.optional) {
+      request.body = {};
+      return;
+    }
+    const value = parseJsonObject(request.headers['content-type'], raw);
+    if (value === undefined) throw new ApiError('json_invalid');
+    const schema = request.routeOptions.schema?.body as ObjectSchema | undefined;
+    if (schema && !hasOnlyDeclaredFields(value, schema)) throw new ApiError('fields_invalid');
+    request.body = value;
+  };
+}
+
+function parseJsonObject(
+  contentType: string | undefined,
+  body: unknown,
+): Record<string, unknown> | undefined {
+  if (!isJsonContentType(contentType) || !Buffer.isBuffer(body)) return undefined;
+  try {
+    const value: unknown = JSON.parse(utf8.decode(body));
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    return value as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every field is declared and has its declared JSON type (the admin bodies are flat). */
+function hasOnlyDeclaredFields(value: Record<string, unknown>, schema: ObjectSchema): boolean {
+  return Object.entries(value).every(([name, field]) => {
+    const declared = schema.properties?.[name];
+    return declared !== undefined && jsonType(field) === declared.type;
+  });
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/** A failed schema check names what was wrong: the key id, the month, or a field. */
+export function schemaErrorToApiError(
+  errors: FastifySchemaValidationError[],
+  part: string,
+): ApiError {
+  return new ApiError(codeOf(errors[0], part));
+}
+
+const FIELD_CODES: Readonly<Record<string, ErrorCode>> = {
+  '/name': 'name_invalid',
+  '/plan': 'plan_unknown',
+  '/grace': 'grace_invalid',
+};
+
+function codeOf(error: FastifySchemaValidationError | undefined, part: string): ErrorCode {
+  if (part === 'params') return 'key_not_found';
+  if (part === 'querystring') return 'month_invalid';
+  return FIELD_CODES[error?.instancePath ?? ''] ?? 'fields_invalid';
+}
+
+/**
+ * Fastify refuses a malformed Content-Type (`json`, `a, b`) with 415 before any handler;
+ * reducing the header to "JSON or not" lets `jsonBody` answer with the admin envelope.
+ */
+export async function judgeContentTypeLater(request: FastifyRequest): Promise<void> {
+  const contentType = request.headers['content-type'];
+  if (contentType === undefined) return;
+  request.headers['content-type'] = isJsonContentType(contentType)
+    ? 'application/json'
+    : 'application/octet-stream';
+}

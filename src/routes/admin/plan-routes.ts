@@ -1,0 +1,24 @@
+/**
+ * @module routes/admin/plan-routes
+ * The configured plans (`PLAUDER_PLANS`), for forms that offer them.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../services.js';
+import { errorRef } from '../schemas.js';
+import { adminSecurity, planListSchema } from './admin-schemas.js';
+
+export async function adminPlanRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
+  const plans = [...services.config.plans].map(([name, limit]) => ({ name, limit }));
+  app.get(
+    '/admin/v1/plans',
+    {
+      schema: {
+        summary: 'The configured plans and their monthly limits',
+        tags: ['admin plans'],
+        security: adminSecurity,
+        response: { 200: planListSchema, 401: errorRef },
+      },
+    },
+    async () => ({ plans }),
+  );
+}
