@@ -25,6 +25,7 @@ import { loadConfig } from '../../dist/config/config.js';
 import { createBuiltinCore } from '../../dist/core/builtin/create-builtin-core.js';
 import { displayPrefix, generateKey, hashKey } from '../../dist/keys/key-format.js';
 import { createServices } from '../../dist/services.js';
+import { sealWindow } from '../../dist/sessions/session-service.js';
 import { createTurnSealer } from '../../dist/sessions/turn-sealer.js';
 import { createStore } from '../../dist/storage/create-database.js';
 import { loadSecret } from '../../dist/storage/secret.js';
@@ -113,10 +114,7 @@ function bulkInsert(file, { keyId, now, month, turns, sealer }) {
   );
   const insertUsage = db.prepare('insert into usage (key_id, month, used) values (?, ?, ?)');
   const insertSession = db.prepare(
-    'insert into sessions (key_id, session_hash, created_at, last_active_at, turn_count) values (?, ?, ?, ?, ?)',
-  );
-  const insertTurn = db.prepare(
-    'insert into turns (key_id, session_hash, seq, language, created_at, sealed) values (?, ?, ?, ?, ?, ?)',
+    'insert into sessions (key_id, session_hash, created_at, last_active_at, turn_count, sealed_window) values (?, ?, ?, ?, ?, ?)',
   );
   const plan = config.plans.has('standard') ? 'standard' : values.plan;
   let lastKey;
@@ -130,13 +128,10 @@ function bulkInsert(file, { keyId, now, month, turns, sealer }) {
     }
     for (let s = 0; s < sessionCount; s++) {
       const hash = sealer.sessionHash(keyId, `${prefix}${s}`);
-      insertSession.run(keyId, hash, now, now, turns.length);
-      turns.forEach((turn, index) => {
-        const seq = index + 1;
-        // The binding of src/sessions/session-service.ts; verify() below catches a drift.
-        const sealed = sealer.seal(turn, `${keyId}\0${hash}\0${seq}`);
-        insertTurn.run(keyId, hash, seq, turn.language, now, sealed);
-      });
+      // The window exactly as the session service writes it; verify() reads it back.
+      const window = turns.map((turn) => ({ ...turn, createdAt: now }));
+      const sealed = sealWindow(sealer, keyId, hash, turns.length, window);
+      insertSession.run(keyId, hash, now, now, turns.length, sealed);
     }
   })();
   db.close();

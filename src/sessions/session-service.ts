@@ -57,13 +57,30 @@ interface SessionState {
   readonly legacy: boolean;
 }
 
+/** The additional data of a sealed window: its key, its session and its write count. */
+const windowBinding = (keyId: string, hash: string, count: number) =>
+  `${keyId}\0${hash}\0window\0${count}`;
+
+/**
+ * Seals a memory window as `createSessionService` stores it on the session row with
+ * `turn_count = count` (bulk loaders use this to write sessions the service can read).
+ */
+export function sealWindow(
+  sealer: TurnSealer,
+  keyId: string,
+  sessionHash: string,
+  count: number,
+  turns: readonly (Turn & { readonly createdAt: number })[],
+): string {
+  const entries: WindowEntry[] = turns.map((t) => [t.message, t.reply, t.language, t.createdAt]);
+  return sealer.sealJson(entries, windowBinding(keyId, sessionHash, count));
+}
+
 export function createSessionService(
   sessions: SessionsRepository,
   sealer: TurnSealer,
   options: SessionOptions,
 ): SessionService {
-  const windowBinding = (keyId: string, hash: string, count: number) =>
-    `${keyId}\0${hash}\0window\0${count}`;
   const legacyBinding = (keyId: string, hash: string, seq: number) => `${keyId}\0${hash}\0${seq}`;
 
   async function load(keyId: string, hash: string, nowMs: number): Promise<SessionState> {
