@@ -218,6 +218,49 @@ export function renderMarkdown({ meta, rows, targets }) {
     out.push('');
   }
 
+  const pgRows = rows.filter((r) => r.group === 'postgres');
+  if (pgRows.length > 0) {
+    const sqlite = byId['plauder-session'];
+    const onePg = byId['pg-session']?.closed?.rps;
+    // Every plauder process of the scenario (PostgreSQL's own processes count as "other").
+    const cpuPerRequest = (r) => {
+      const c = r?.closed;
+      if (!c || !(c.rps > 0) || !Number.isFinite(c.cpuCores)) return undefined;
+      return ((c.cpuCores + (r.group === 'postgres' ? (c.auxCores ?? 0) : 0)) * 1000) / c.rps;
+    };
+    out.push('## PostgreSQL (plauder /api/chat + sessionId, 1 key, 100 sessions)');
+    out.push('');
+    out.push(
+      table(
+        [
+          'database',
+          'req/s',
+          '× SQLite',
+          '× 1 instance on PostgreSQL',
+          'p99 ms',
+          'plauder CPU ms/req',
+          'other CPU',
+        ],
+        [sqlite, ...pgRows]
+          .filter(Boolean)
+          .map((r) => [
+            name(r),
+            int(r.closed?.rps),
+            x(ratio(r.closed?.rps, sqlite?.closed?.rps)),
+            r.group === 'postgres' ? x(ratio(r.closed?.rps, onePg)) : '',
+            ms(r.closed?.p99Ms),
+            ms(cpuPerRequest(r)),
+            Number.isFinite(r.closed?.otherCores) ? r.closed.otherCores.toFixed(2) : '–',
+          ]),
+      ),
+    );
+    out.push('');
+    out.push(
+      'All on this one machine: the PostgreSQL server shares the two cores with plauder and the load generator ("other CPU" includes it), so the two-instance row shows contention, not the scaling of separate hosts.',
+    );
+    out.push('');
+  }
+
   const scaling = rows.filter((r) => r.stored);
   if (scaling.length > 0) {
     const base = byId['plauder-session']?.closed?.rps;

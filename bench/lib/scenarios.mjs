@@ -54,6 +54,20 @@ export const SCENARIOS = [
       startPlauderScenario(ctx, { keys: 1, sessions: 100, profile: ctx.opts.cpuProf }),
   },
   {
+    id: 'pg-session',
+    group: 'postgres',
+    label: 'plauder /api/chat + sessionId on PostgreSQL, 1 instance',
+    measure: { closed: true, open: false, sequential: false },
+    start: (ctx) => startPlauderPostgres(ctx, { instances: 1 }),
+  },
+  {
+    id: 'pg-session-2',
+    group: 'postgres',
+    label: 'plauder /api/chat + sessionId on PostgreSQL, 2 instances',
+    measure: { closed: true, open: false, sequential: false },
+    start: (ctx) => startPlauderPostgres(ctx, { instances: 2 }),
+  },
+  {
     id: 'upstream',
     group: 'proxy',
     label: 'upstream direct (node:http, constant completion)',
@@ -166,7 +180,66 @@ async function startPlauder(
     own: ctx.own,
   });
   const headers = { ...JSON_HEADERS, authorization: `Bearer ${seed.key}` };
-  return { server, seed, headers };
+  return { server, seed, headers, env: baseEnv };
+}
+
+/**
+ * plauder on a PostgreSQL database of its own (created on the server at
+ * PLAUDER_BENCH_POSTGRES_URL, dropped afterwards), with the same data as
+ * `plauder-session`; with several instances the load is spread across them.
+ */
+async function startPlauderPostgres(ctx, { instances }) {
+  const admin =
+    process.env.PLAUDER_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `plauder_bench_${process.pid}_${Date.now().toString(36)}`;
+  const psql = (sql) => {
+    const result = spawnSync('psql', [admin, '-qAtc', sql], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`psql: ${result.stderr || result.error?.message}`);
+  };
+  psql(`create database "${name}"`);
+  ctx.defer(() => psql(`drop database if exists "${name}" with (force)`));
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const sessions = 100;
+  const { server, seed, headers, env } = await startPlauder(ctx, {
+    keys: 1,
+    sessions,
+    env: { PLAUDER_DATABASE_URL: url.href },
+  });
+  const servers = [server];
+  for (let n = 1; n < instances; n++) {
+    const port = await freePort();
+    servers.push(
+      await startServer({
+        name: `plauder-${n + 1}`,
+        script: path.join(ctx.root, 'dist/cli/main.js'),
+        args: ['serve'],
+        env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
+        port,
+        readyPath: '/healthz',
+        own: ctx.own,
+      }),
+    );
+  }
+  const bodies = Array.from({ length: sessions }, (_, i) =>
+    JSON.stringify({ message: seed.message, sessionId: `${seed.sessionPrefix}${i}` }),
+  );
+  for (const instance of servers) {
+    const read = await request(`${instance.url}/api/sessions/${seed.sessionPrefix}0`, { headers });
+    expect(
+      read.status === 200 && read.json?.turns?.length === ctx.window,
+      'the seeded session',
+      read,
+    );
+  }
+  const target = {
+    url: server.url,
+    urls: servers.map((s) => s.url),
+    path: '/api/chat',
+    headers,
+    bodyFor: (i) => bodies[i % bodies.length],
+  };
+  return { servers, target };
 }
 
 async function startPlauderScenario(ctx, { keys, sessions, profile = false }) {

@@ -1,5 +1,5 @@
 /**
- * Fills a plauder SQLite database for the benchmarks, fast: one bench key through the real
+ * Fills a plauder database (SQLite, or PostgreSQL through Kysely) for the benchmarks, fast: one bench key through the real
  * key service, then (optionally) many more keys and many full sessions written with plain
  * SQL in one transaction, using plauder's own key format, hashing and turn sealer from
  * dist/. Needs `npm run build` first.
@@ -54,7 +54,6 @@ function count(name, min) {
 
 const started = performance.now();
 const config = loadConfig(process.env);
-if (config.database.dialect !== 'sqlite') throw new Error('seed: SQLite only');
 if (config.secret.kind !== 'value') {
   throw new Error('seed: set PLAUDER_SECRET, the same for the seeder and the server');
 }
@@ -69,13 +68,17 @@ try {
   const { id: keyId, key } = issued.value;
   const now = Date.now();
   const turns = await conversation(turnCount);
-  const otherKey = bulkInsert(config.database.file, {
+  const seed = {
     keyId,
     now,
     month: services.quota.monthOf(now).month,
     turns,
     sealer: createTurnSealer(secret),
-  });
+  };
+  const otherKey =
+    config.database.dialect === 'sqlite'
+      ? bulkInsert(config.database.file, seed)
+      : await bulkInsertWithKysely(store.db, seed);
   await verify(keyId, otherKey, turns, now);
   const ms = Math.round(performance.now() - started);
   process.stdout.write(
@@ -135,6 +138,70 @@ function bulkInsert(file, { keyId, now, month, turns, sealer }) {
     }
   })();
   db.close();
+  return lastKey;
+}
+
+/** PostgreSQL: the same rows through Kysely, in one transaction, a batch at a time. */
+async function bulkInsertWithKysely(db, { keyId, now, month, turns, sealer }) {
+  const BATCH = 1000;
+  const plan = config.plans.has('standard') ? 'standard' : values.plan;
+  let lastKey;
+  await db.transaction().execute(async (trx) => {
+    for (let start = 1; start < keyCount; start += BATCH) {
+      const keys = [];
+      for (let i = start; i < Math.min(start + BATCH, keyCount); i++) {
+        lastKey = generateKey();
+        keys.push({ id: newKeyId(), i, key: lastKey });
+      }
+      await trx
+        .insertInto('api_keys')
+        .values(
+          keys.map((k) => ({
+            id: k.id,
+            name: `seed-${k.i}`,
+            plan,
+            active: 1,
+            created_at: now,
+            updated_at: now,
+            revoked_at: null,
+          })),
+        )
+        .execute();
+      await trx
+        .insertInto('key_secrets')
+        .values(
+          keys.map((k) => ({
+            hash: hashKey(k.key),
+            key_id: k.id,
+            display_prefix: displayPrefix(k.key),
+            created_at: now,
+            expires_at: null,
+          })),
+        )
+        .execute();
+      await trx
+        .insertInto('usage')
+        .values(keys.map((k) => ({ key_id: k.id, month, used: k.i % 1000 })))
+        .execute();
+    }
+    const window = turns.map((turn) => ({ ...turn, createdAt: now }));
+    for (let start = 0; start < sessionCount; start += BATCH) {
+      const rows = [];
+      for (let s = start; s < Math.min(start + BATCH, sessionCount); s++) {
+        const hash = sealer.sessionHash(keyId, `${prefix}${s}`);
+        const sealed = sealWindow(sealer, keyId, hash, turns.length, window);
+        rows.push({
+          key_id: keyId,
+          session_hash: hash,
+          created_at: now,
+          last_active_at: now,
+          turn_count: turns.length,
+          sealed_window: sealed,
+        });
+      }
+      await trx.insertInto('sessions').values(rows).execute();
+    }
+  });
   return lastKey;
 }
 
