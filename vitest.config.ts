@@ -1,8 +1,22 @@
 import { defineConfig } from 'vitest/config';
 
 /**
+ * Tests that never open a database (parsers, the cores against their fixtures, month
+ * arithmetic): the dialect changes nothing for them, so they run in the sqlite project only.
+ */
+const DATABASE_FREE = [
+  'test/config/**',
+  'test/keys/key-format.test.ts',
+  'test/quota/month-window.test.ts',
+  'test/quota/refund-queue.test.ts',
+  'test/core/builtin/{builtin-config,conversations,knowledge-base,properties,text}.test.ts',
+  'test/core/openai/{openai-config,openai-core-failures,openai-core-pool,openai-core-request,openai-mock-api,retry-policy}.test.ts',
+];
+
+/**
  * The whole suite runs twice: on SQLite and on PostgreSQL (each test server creates and
- * drops a database of its own; see test/helpers/test-database.ts).
+ * drops a database of its own; see test/helpers/test-database.ts), except the tests that
+ * never touch a database.
  * `vitest run --project sqlite` runs one of them.
  */
 export default defineConfig({
@@ -27,6 +41,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['test/**/*.test.ts'],
+          exclude: DATABASE_FREE,
           env: { PLAUDER_TEST_DIALECT: 'postgres' },
           globalSetup: ['test/helpers/postgres-setup.ts'],
         },
