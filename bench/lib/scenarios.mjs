@@ -54,6 +54,14 @@ export const SCENARIOS = [
       startPlauderScenario(ctx, { keys: 1, sessions: 100, profile: ctx.opts.cpuProf }),
   },
   {
+    id: 'plauder-session-small-young',
+    group: 'plauder',
+    label: 'plauder + sessionId, node --max-semi-space-size=4 (smaller young generation)',
+    measure: { closed: true, open: false, sequential: false },
+    start: (ctx) =>
+      startPlauderScenario(ctx, { keys: 1, sessions: 100, nodeArgs: ['--max-semi-space-size=4'] }),
+  },
+  {
     id: 'pg-session',
     group: 'postgres',
     label: 'plauder /api/chat + sessionId on PostgreSQL, 1 instance',
@@ -242,14 +250,17 @@ async function startPlauderPostgres(ctx, { instances }) {
   return { servers, target };
 }
 
-async function startPlauderScenario(ctx, { keys, sessions, profile = false }) {
+async function startPlauderScenario(
+  ctx,
+  { keys, sessions, profile = false, nodeArgs: extra = [] },
+) {
   const nodeArgs = profile
     ? [
         '--cpu-prof',
         `--cpu-prof-dir=${ctx.profileDir}`,
         `--cpu-prof-name=plauder-session-${ctx.stamp}.cpuprofile`,
       ]
-    : [];
+    : extra;
   const { server, seed, headers } = await startPlauder(ctx, { keys, sessions, nodeArgs });
   const bodies =
     sessions === 0
