@@ -15,6 +15,7 @@ import type { Config } from './config/config.js';
 import { errorBody } from './errors/api-error.js';
 import { statusOf } from './errors/error-codes.js';
 import { clientErrorHandler, installErrorHandlers } from './errors/error-handler.js';
+import { KEY_PREFIX } from './keys/key-format.js';
 import { adminRoutes } from './routes/admin/admin-routes.js';
 import { chatRoutes } from './routes/api/chat/chat-routes.js';
 import { sessionRoutes } from './routes/api/session-routes.js';
@@ -59,7 +60,10 @@ export async function buildApp(
     clientErrorHandler,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming)
+      // The request id is logged: one that carries an API key is not taken over.
+      return typeof incoming === 'string' &&
+        INCOMING_REQUEST_ID.test(incoming) &&
+        !incoming.toLowerCase().includes(KEY_PREFIX)
         ? incoming
         : randomUUID();
     },

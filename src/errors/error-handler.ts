@@ -37,7 +37,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
  * Content-Length lines, a broken chunk, oversized headers) get the envelope too, and the
  * connection is closed. Fastify's default handler answers without our headers and, at
  * trace level, logs the parser's error with its `rawPacket`: the raw request, bearer key
- * and body included. Only the parser's error code is logged here.
+ * and body included. Here only the error's type and code are logged (`safeError`).
  */
 export function clientErrorHandler(
   this: FastifyInstance,
