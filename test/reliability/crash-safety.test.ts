@@ -1,10 +1,12 @@
 /**
- * Crash safety on SQLite: a real server process under load from 50 concurrent clients on
- * one Standard key is killed with SIGKILL at several points; the file stays intact and the
- * stored count stays between what the clients got and what they had in flight.
- * (The same harness takes a PostgreSQL target: another env and another `inspect`.)
+ * Crash safety: a real server process under load from 50 concurrent clients on one
+ * Standard key is killed with SIGKILL at several points; the database stays intact and
+ * the stored count stays between what the clients got and what they had in flight.
+ * SQLite: `PRAGMA integrity_check` on the file the killed process left behind.
+ * PostgreSQL: amcheck's B-tree checks (heap included) on every index of plauder's tables.
  */
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/test-database.js';
 import { type CrashTarget, crashUnderLoad, type StorageState } from './support/crash-under-load.js';
@@ -30,15 +32,54 @@ function sqliteTarget(database: TestDatabase): CrashTarget {
   };
 }
 
-// SQLite only: in the PostgreSQL project this is where a PostgreSQL target (its env and an
-// `inspect` reading the count over a connection) plugs into the same harness.
-describe.runIf(TEST_DIALECT === 'sqlite')('crash safety (SQLite)', () => {
+function postgresTarget(database: TestDatabase): CrashTarget {
+  return {
+    name: 'postgres',
+    env: { ...database.env, PLAUDER_CORE: 'placeholder' },
+    async inspect(keyId, month): Promise<StorageState> {
+      const client = new pg.Client({ connectionString: database.env.PLAUDER_DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query('create extension if not exists amcheck');
+        const indexes = await client.query<{ name: string }>(
+          `select c.relname as name from pg_index i
+             join pg_class c on c.oid = i.indexrelid
+             join pg_class t on t.oid = i.indrelid
+             join pg_namespace n on n.oid = t.relnamespace
+            where n.nspname = 'public' and c.relam = (select oid from pg_am where amname = 'btree')`,
+        );
+        const problems: string[] = [];
+        for (const { name } of indexes.rows) {
+          try {
+            // heapallindexed: every heap row must be found in the index as well.
+            await client.query('select bt_index_check($1::regclass, true)', [name]);
+          } catch (error) {
+            problems.push(`${name}: ${(error as Error).message}`);
+          }
+        }
+        if (indexes.rows.length === 0) problems.push('no indexes found to check');
+        const row = await client.query<{ used: number }>(
+          'select used from usage where key_id = $1 and month = $2',
+          [keyId, month],
+        );
+        return {
+          integrity: problems.length === 0 ? 'ok' : problems.join('; '),
+          used: row.rows[0]?.used ?? 0,
+        };
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+describe(`crash safety (${TEST_DIALECT})`, () => {
   let database: TestDatabase | undefined;
   afterAll(() => database?.drop());
 
-  it('keeps the file intact and the count between replies and replies + in-flight over four SIGKILLs', async () => {
-    database = await createTestDatabase('sqlite');
-    const target = sqliteTarget(database);
+  it('keeps the database intact and the count between replies and replies + in-flight over four SIGKILLs', async () => {
+    database = await createTestDatabase();
+    const target = TEST_DIALECT === 'sqlite' ? sqliteTarget(database) : postgresTarget(database);
     const run = await crashUnderLoad(target, {
       clients: 50,
       // Early, mid-month, near the limit, and while the limit already refuses requests.
