@@ -24,6 +24,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most tests wait on child processes and sockets, so two files at a time fit two cores.
+    maxWorkers: 2,
     reporters: ['default'],
     projects: [
       {

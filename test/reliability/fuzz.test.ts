@@ -28,7 +28,7 @@ import { mb } from './support/process-stats.js';
  * the contract under test is the HTTP layer's, and the database's share is the same few
  * statements; the whole suite's time stays bounded.
  */
-const TOTAL = TEST_DIALECT === 'postgres' ? 20_000 : 100_000;
+const TOTAL = TEST_DIALECT === 'postgres' ? 10_000 : 100_000;
 const CHUNK = 2_000;
 const CONNECTIONS = 32;
 const MARKER = 'FUZZ-FAIL-MARKER-7c1e';
