@@ -24,7 +24,7 @@ import { createHttpClient, type RawRequest, type RawResponse } from './support/h
 import { mb } from './support/process-stats.js';
 
 /**
- * 100 000 on SQLite. The PostgreSQL project runs the same surface with a fifth of them:
+ * 100 000 on SQLite. The PostgreSQL project runs the same surface with a tenth of them:
  * the contract under test is the HTTP layer's, and the database's share is the same few
  * statements; the whole suite's time stays bounded.
  */
