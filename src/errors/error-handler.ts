@@ -15,7 +15,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const apiError = toApiError(error);
     if (apiError.statusCode >= 500) {
       request.log.error(
-        { err: safeError(apiError.cause ?? error), code: apiError.code },
+        { error: safeError(apiError.cause ?? error), code: apiError.code },
         'request failed',
       );
     }
@@ -45,7 +45,7 @@ export function clientErrorHandler(
   socket: Socket,
 ): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  this.log.debug({ err: safeError(error) }, 'malformed request refused');
+  this.log.debug({ error: safeError(error) }, 'malformed request refused');
   if (socket.writable) {
     const requestId = randomUUID();
     const body = JSON.stringify(errorBody('bad_request', requestId));

@@ -15,7 +15,7 @@ export function startSessionSweeper(app: FastifyInstance, services: Services): v
       .then((deleted) => {
         if (deleted > 0) app.log.info({ deleted }, 'expired sessions deleted');
       })
-      .catch((error: unknown) => app.log.warn({ err: safeError(error) }, 'session sweep failed'))
+      .catch((error: unknown) => app.log.warn({ error: safeError(error) }, 'session sweep failed'))
       .finally(() => {
         running = undefined;
       });

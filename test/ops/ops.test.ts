@@ -78,6 +78,12 @@ describe('GET /readyz', () => {
       expect(res.text).not.toMatch(/sqlite|database connection|stack/i);
       expectOpsHeaders(res);
       expect((await http(`${broken.url}/healthz`)).status).toBe(200);
+      // The log says why, with the error's own type (never a bare "Object").
+      const logged = broken.logs
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.msg === 'database not reachable');
+      expect(logged?.error?.type).toEqual(expect.any(String));
+      expect(logged?.error?.type).not.toBe('Object');
     } finally {
       await broken.close();
     }

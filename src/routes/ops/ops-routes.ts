@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
 import { ApiError } from '../../errors/api-error.js';
+import { safeError } from '../../errors/safe-error.js';
 import type { AppDeps } from '../../services.js';
 import { errorRef } from '../schemas.js';
 import type { Metrics } from './metrics.js';
@@ -49,7 +50,7 @@ export async function opsRoutes(
       try {
         await withTimeout(deps.services.store.ping(), READY_TIMEOUT_MS);
       } catch (error) {
-        request.log.warn({ err: error }, 'database not reachable');
+        request.log.warn({ error: safeError(error) }, 'database not reachable');
         throw new ApiError('service_unavailable');
       }
       return { status: 'ready' };
