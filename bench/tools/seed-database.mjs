@@ -216,7 +216,7 @@ function newKeyId() {
 async function verify(keyId, otherKey, turns, now) {
   if (sessionCount > 0) {
     for (const s of [0, sessionCount - 1]) {
-      const history = await services.sessions.history(keyId, `${prefix}${s}`, now);
+      const { history } = await services.sessions.open(keyId, `${prefix}${s}`, now);
       const same =
         history.length === turns.length &&
         history.every((t, i) => t.message === turns[i]?.message && t.reply === turns[i]?.reply);

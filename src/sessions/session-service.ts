@@ -27,9 +27,6 @@ export interface OpenSession {
 
 export interface SessionService {
   open(keyId: string, sessionId: string, nowMs: number): Promise<OpenSession>;
-  /** The memory window, oldest first; empty for a new or expired session. */
-  history(keyId: string, sessionId: string, nowMs: number): Promise<Turn[]>;
-  record(keyId: string, sessionId: string, turn: Turn, nowMs: number): Promise<void>;
   /** All stored turns, or undefined when there is no live session. */
   read(keyId: string, sessionId: string, nowMs: number): Promise<StoredSessionTurn[] | undefined>;
   delete(keyId: string, sessionId: string, nowMs: number): Promise<boolean>;
@@ -139,15 +136,6 @@ export function createSessionService(
         history: state.entries.map(toTurn),
         record: (turn, at) => append(keyId, state, turn, at),
       };
-    },
-
-    async history(keyId, sessionId, nowMs) {
-      return (await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs)).entries.map(toTurn);
-    },
-
-    async record(keyId, sessionId, turn, nowMs) {
-      const state = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
-      await append(keyId, state, turn, nowMs);
     },
 
     async read(keyId, sessionId, nowMs) {

@@ -30,8 +30,7 @@ export interface TurnSealer {
   sealJson(value: unknown, binding: string): string;
   /** Undefined when the data was tampered with or sealed under another secret or binding. */
   openJson(sealed: string, binding: string): unknown;
-  /** One turn in the format of sessions stored before the memory window was one value. */
-  seal(content: SealedTurnContent, binding: string): string;
+  /** Opens one turn of a session stored before the memory window was one value. */
   open(sealed: string, binding: string): SealedTurnContent | undefined;
 }
 
@@ -68,7 +67,6 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
     },
     sealJson,
     openJson,
-    seal: (content, binding) => sealJson([content.message, content.reply], binding),
     open(sealed, binding) {
       const value = openJson(sealed, binding);
       if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string') {

@@ -3,6 +3,7 @@
  * hundreds of connection errors. `.ci/run` starts PostgreSQL when it is down.
  */
 import pg from 'pg';
+import { redactUrl } from '../../src/config/config.js';
 import { POSTGRES_ADMIN_URL } from './test-database.js';
 
 export async function setup(): Promise<void> {
@@ -15,7 +16,7 @@ export async function setup(): Promise<void> {
     await client.query('select 1');
   } catch (error) {
     throw new Error(
-      `PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL.replace(/\/\/[^@/]*@/, '//***@')} (${(error as Error).message}). ` +
+      `PostgreSQL is not reachable at ${redactUrl(POSTGRES_ADMIN_URL)} (${(error as Error).message}). ` +
         'Start it (see README, "Running the tests") or set PLAUDER_TEST_POSTGRES_URL.',
     );
   } finally {

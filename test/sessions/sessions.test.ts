@@ -247,7 +247,8 @@ describe('sessions', () => {
           seq,
           language: 'de',
           created_at: now,
-          sealed: sealer.seal({ message, reply }, `${keyId}\0${hash}\0${seq}`),
+          // Release 0.1 sealed each turn as [message, reply].
+          sealed: sealer.sealJson([message, reply], `${keyId}\0${hash}\0${seq}`),
         })
         .execute();
     }
