@@ -12,13 +12,11 @@ import type {
 } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
 import type { ErrorCode } from '../../errors/error-codes.js';
-import { isJsonContentType } from '../api/chat/chat-request.js';
+import { isJsonContentType, parseJsonObject } from '../api/chat/chat-request.js';
 
 interface ObjectSchema {
   readonly properties?: Readonly<Record<string, { readonly type?: unknown }>>;
 }
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Parses the body into a JSON object before validation. `optional`: an empty body
@@ -38,20 +36,6 @@ export function jsonBody(options: { optional?: boolean } = {}): preValidationHoo
     if (schema && !hasOnlyDeclaredFields(value, schema)) throw new ApiError('fields_invalid');
     request.body = value;
   };
-}
-
-function parseJsonObject(
-  contentType: string | undefined,
-  body: unknown,
-): Record<string, unknown> | undefined {
-  if (!isJsonContentType(contentType) || !Buffer.isBuffer(body)) return undefined;
-  try {
-    const value: unknown = JSON.parse(utf8.decode(body));
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-    return value as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Every field is declared and has its declared JSON type (the admin bodies are flat). */

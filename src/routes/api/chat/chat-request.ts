@@ -38,7 +38,8 @@ export function parseChatRequest(
   return { ok: true, message, sessionId };
 }
 
-function parseJsonObject(
+/** The body as a JSON object, or undefined (wrong type, not UTF-8, not JSON, not an object). */
+export function parseJsonObject(
   contentType: string | undefined,
   body: unknown,
 ): Record<string, unknown> | undefined {
