@@ -3,7 +3,7 @@
  * `plauder keys create | list | rotate | revoke | set-plan | activate | deactivate`.
  */
 import { parseArgs } from 'node:util';
-import type { IssuedKey, KeyResult } from '../keys/key-service.js';
+import { type IssuedKey, type KeyResult, keyStatus, keysWithUsage } from '../keys/key-service.js';
 import type { Services } from '../services.js';
 import type { KeyRecord } from '../storage/repositories/keys-repository.js';
 import { parseDuration } from '../util/duration.js';
@@ -57,19 +57,18 @@ async function listKeys(args: string[], services: Services, io: CliIo): Promise<
   const { values } = parse(args, { json: { type: 'boolean' } });
   const now = services.clock();
   const month = services.quota.monthOf(now).month;
-  const keys = await services.keys.list();
-  const usage = new Map((await services.usage.forMonth(month)).map((u) => [u.keyId, u.used]));
-  const rows = keys.map((k) => ({
+  const keys = await keysWithUsage(services.keys, services.usage, month);
+  const rows = keys.map(({ key: k, used }) => ({
     id: k.id,
     name: k.name,
     plan: k.plan,
-    status: statusOf(k),
+    status: keyStatus(k),
     active: k.active,
     revoked: k.revokedAt !== null,
     displayPrefix: k.displayPrefix,
     createdAt: new Date(k.createdAt).toISOString(),
     month,
-    used: usage.get(k.id) ?? 0,
+    used,
     limit: services.config.plans.get(k.plan) ?? null,
   }));
   if (values.json) return io.out(JSON.stringify(rows));
@@ -166,11 +165,6 @@ function unwrap<T>(result: KeyResult<T>, services?: Services, plan?: string, id?
     case 'invalid_name':
       throw new CliError('The name must be 1-100 printable characters.', 2);
   }
-}
-
-function statusOf(key: KeyRecord): string {
-  if (key.revokedAt !== null) return 'revoked';
-  return key.active ? 'active' : 'inactive';
 }
 
 type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];

@@ -3,6 +3,7 @@
  * `plauder usage [--month YYYY-MM] [--json]`: requests per key in a month.
  */
 import { parseArgs } from 'node:util';
+import { keysWithUsage } from '../keys/key-service.js';
 import { CliError, type CliIo, withServices } from './cli-context.js';
 import { formatTable } from './format-table.js';
 
@@ -31,14 +32,15 @@ export async function usageCommand(
   }
   await withServices(env, async (services) => {
     const month = values.month ?? services.quota.monthOf(services.clock()).month;
-    const used = new Map((await services.usage.forMonth(month)).map((u) => [u.keyId, u.used]));
-    const keys = (await services.keys.list()).map((k) => ({
-      id: k.id,
-      name: k.name,
-      plan: k.plan,
-      used: used.get(k.id) ?? 0,
-      limit: services.config.plans.get(k.plan) ?? null,
-    }));
+    const keys = (await keysWithUsage(services.keys, services.usage, month)).map(
+      ({ key: k, used }) => ({
+        id: k.id,
+        name: k.name,
+        plan: k.plan,
+        used,
+        limit: services.config.plans.get(k.plan) ?? null,
+      }),
+    );
     const total = keys.reduce((sum, k) => sum + k.used, 0);
     if (values.json) return io.out(JSON.stringify({ month, total, keys }));
     io.out(`Usage in ${month} (${services.config.quotaTimeZone}):`);

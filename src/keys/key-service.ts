@@ -12,6 +12,7 @@ import type {
   KeyRecord,
   KeysRepository,
 } from '../storage/repositories/keys-repository.js';
+import type { UsageRepository } from '../storage/repositories/usage-repository.js';
 import { displayPrefix, generateKey, hashKey, isWellFormedKey } from './key-format.js';
 
 export interface IssuedKey {
@@ -41,6 +42,24 @@ export interface KeyService {
 const BEARER = /^Bearer +([^\s]+) *$/i;
 const KEY_ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 export const KEY_NAME_MAX = 100;
+
+export type KeyStatus = 'active' | 'inactive' | 'revoked';
+
+export function keyStatus(key: Pick<KeyRecord, 'revokedAt' | 'active'>): KeyStatus {
+  if (key.revokedAt !== null) return 'revoked';
+  return key.active ? 'active' : 'inactive';
+}
+
+/** Every key with its requests in `month` (0 for keys without a counter row). */
+export async function keysWithUsage(
+  keys: Pick<KeyService, 'list'>,
+  usage: Pick<UsageRepository, 'forMonth'>,
+  month: string,
+): Promise<{ key: KeyRecord; used: number }[]> {
+  const [records, rows] = await Promise.all([keys.list(), usage.forMonth(month)]);
+  const used = new Map(rows.map((row) => [row.keyId, row.used]));
+  return records.map((key) => ({ key, used: used.get(key.id) ?? 0 }));
+}
 
 export function createKeyService(keys: KeysRepository, plans: Plans, clock: Clock): KeyService {
   async function found(id: string): Promise<KeyResult<KeyRecord>> {

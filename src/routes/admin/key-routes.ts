@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
-import type { KeyResult } from '../../keys/key-service.js';
+import { type KeyResult, keysWithUsage } from '../../keys/key-service.js';
 import type { AppDeps, Services } from '../../services.js';
 import { parseDuration } from '../../util/duration.js';
 import { errorRef } from '../schemas.js';
@@ -61,15 +61,11 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
     },
     async () => {
       const month = services.quota.monthOf(services.clock()).month;
-      const [keys, usage] = await Promise.all([
-        services.keys.list(),
-        services.usage.forMonth(month),
-      ]);
-      const used = new Map(usage.map((row) => [row.keyId, row.used]));
+      const keys = await keysWithUsage(services.keys, services.usage, month);
       return {
         month,
         timeZone: services.config.quotaTimeZone,
-        keys: keys.map((key) => keyView(key, plans, month, used.get(key.id) ?? 0)),
+        keys: keys.map(({ key, used }) => keyView(key, plans, month, used)),
       };
     },
   );

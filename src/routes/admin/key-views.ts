@@ -4,9 +4,8 @@
  * status and this month's usage against its plan's limit.
  */
 import type { Plans } from '../../config/plans.js';
+import { type KeyStatus, keyStatus } from '../../keys/key-service.js';
 import type { KeyRecord } from '../../storage/repositories/keys-repository.js';
-
-export type KeyStatus = 'active' | 'inactive' | 'revoked';
 
 export interface KeyView {
   id: string;
@@ -19,11 +18,6 @@ export interface KeyView {
   updatedAt: string;
   revokedAt: string | null;
   usage: { month: string; used: number; limit: number | null; remaining: number | null };
-}
-
-export function keyStatus(record: KeyRecord): KeyStatus {
-  if (record.revokedAt !== null) return 'revoked';
-  return record.active ? 'active' : 'inactive';
 }
 
 export function keyView(record: KeyRecord, plans: Plans, month: string, used: number): KeyView {

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
+import { keyStatus, keysWithUsage } from '../../keys/key-service.js';
 import type { AppDeps } from '../../services.js';
 import { errorRef } from '../schemas.js';
 import {
@@ -14,7 +15,6 @@ import {
   monthQuery,
   monthUsageReportSchema,
 } from './admin-schemas.js';
-import { keyStatus } from './key-views.js';
 
 const HISTORY_MONTHS = 12;
 const tags = ['admin usage'];
@@ -35,19 +35,16 @@ export async function adminUsageRoutes(app: FastifyInstance, { services }: AppDe
     },
     async (request) => {
       const month = request.query.month ?? services.quota.monthOf(services.clock()).month;
-      const [keys, usage] = await Promise.all([
-        services.keys.list(),
-        services.usage.forMonth(month),
-      ]);
-      const used = new Map(usage.map((row) => [row.keyId, row.used]));
-      const rows = keys.map((key) => ({
-        id: key.id,
-        name: key.name,
-        plan: key.plan,
-        status: keyStatus(key),
-        used: used.get(key.id) ?? 0,
-        limit: plans.get(key.plan) ?? null,
-      }));
+      const rows = (await keysWithUsage(services.keys, services.usage, month)).map(
+        ({ key, used }) => ({
+          id: key.id,
+          name: key.name,
+          plan: key.plan,
+          status: keyStatus(key),
+          used,
+          limit: plans.get(key.plan) ?? null,
+        }),
+      );
       const total = rows.reduce((sum, row) => sum + row.used, 0);
       return { month, timeZone: quotaTimeZone, total, keys: rows };
     },
