@@ -36,8 +36,9 @@ const HELP = `node bench/run.mjs [options]       (npm run bench -- [options] bui
   --only ID,ID         run only these scenarios     --skip ID,ID   run all but these
   --core KIND          core of the plauder rows: builtin (default) or placeholder
   --log-level L        PLAUDER_LOG_LEVEL of plauder (default info, logs go to /dev/null)
-  --cpu-prof           run plauder-session under node --cpu-prof (bench/results/profiles/)
-                       and print the top self-time functions
+  --cpu-prof           run the plauder server of plauder, plauder-session and plauder-openai
+                       under node --cpu-prof (bench/results/profiles/) and print the top
+                       self-time functions
   --out DIR            where latest.md / latest.json go (default bench/results)
   --list               list the scenarios and exit
 
@@ -184,6 +185,9 @@ async function runScenario(scenario) {
     ...ctx,
     own: (server) => owned.push(server),
     defer: (fn) => deferred.push(fn),
+    profileFile: row.profiled
+      ? path.join(profileDir, `${scenario.id}-${stamp}.cpuprofile`)
+      : undefined,
   };
   let peakUnderLoad = 0;
   const note = (result) => {
@@ -255,12 +259,11 @@ async function runScenario(scenario) {
     }
     for (const fn of deferred) fn();
   }
-  if (started?.profile) row.profile = summariseLatestProfile(started.profile);
+  if (row.profiled) row.profile = summariseProfileFile(scenarioCtx.profileFile, scenario);
   return row;
 }
 
-function summariseLatestProfile(dir) {
-  const file = path.join(dir, `plauder-session-${stamp}.cpuprofile`);
+function summariseProfileFile(file, scenario) {
   if (!fs.existsSync(file)) {
     log(`  no profile at ${file} (did plauder exit cleanly?)`);
     return undefined;
@@ -268,7 +271,7 @@ function summariseLatestProfile(dir) {
   const summary = summariseProfile(JSON.parse(fs.readFileSync(file, 'utf8')), 15);
   const text = formatSummary(summary);
   fs.writeFileSync(file.replace(/\.cpuprofile$/, '.md'), `# ${path.basename(file)}\n\n${text}\n`);
-  log(`\nCPU profile of plauder /api/chat + sessionId: ${path.relative(root, file)}\n\n${text}`);
+  log(`\nCPU profile of ${scenario.label}: ${path.relative(root, file)}\n\n${text}`);
   return { file: path.relative(root, file), ...summary };
 }
 

@@ -41,6 +41,7 @@ export const SCENARIOS = [
     group: 'plauder',
     label: 'plauder /api/chat, no sessionId',
     measure: LIMIT,
+    profiled: true,
     start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 0 }),
   },
   {
@@ -50,8 +51,7 @@ export const SCENARIOS = [
     stored: '1 key, 100 sessions',
     measure: LIMIT,
     profiled: true,
-    start: (ctx) =>
-      startPlauderScenario(ctx, { keys: 1, sessions: 100, profile: ctx.opts.cpuProf }),
+    start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 100 }),
   },
   {
     id: 'plauder-session-small-young',
@@ -87,6 +87,7 @@ export const SCENARIOS = [
     group: 'proxy',
     label: 'plauder /api/chat, openai core → upstream',
     measure: PROXY,
+    profiled: true,
     start: startPlauderOpenAi,
   },
   {
@@ -250,17 +251,18 @@ async function startPlauderPostgres(ctx, { instances }) {
   return { servers, target };
 }
 
-async function startPlauderScenario(
-  ctx,
-  { keys, sessions, profile = false, nodeArgs: extra = [] },
-) {
-  const nodeArgs = profile
-    ? [
-        '--cpu-prof',
-        `--cpu-prof-dir=${ctx.profileDir}`,
-        `--cpu-prof-name=plauder-session-${ctx.stamp}.cpuprofile`,
-      ]
-    : extra;
+/** Node options that profile the server of a `profiled` scenario when --cpu-prof is on. */
+function profileArgs(ctx) {
+  if (!ctx.profileFile) return [];
+  return [
+    '--cpu-prof',
+    `--cpu-prof-dir=${path.dirname(ctx.profileFile)}`,
+    `--cpu-prof-name=${path.basename(ctx.profileFile)}`,
+  ];
+}
+
+async function startPlauderScenario(ctx, { keys, sessions, nodeArgs: extra = [] }) {
+  const nodeArgs = [...profileArgs(ctx), ...extra];
   const { server, seed, headers } = await startPlauder(ctx, { keys, sessions, nodeArgs });
   const bodies =
     sessions === 0
@@ -297,7 +299,7 @@ async function startPlauderScenario(
     'a reply',
     check,
   );
-  return { servers: [server], target, profile: profile ? ctx.profileDir : undefined };
+  return { servers: [server], target };
 }
 
 const OPENAI_BODY = JSON.stringify({
@@ -338,6 +340,7 @@ async function startPlauderOpenAi(ctx) {
     keys: 1,
     sessions: 0,
     core: 'openai',
+    nodeArgs: profileArgs(ctx),
     env: {
       PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
       PLAUDER_OPENAI_MODEL: 'bench',

@@ -41,7 +41,7 @@ export function createOpenAiCore(options: OpenAiCoreOptions): CoreAdapter {
     },
     async close() {
       closed = true;
-      client.close();
+      await client.close();
     },
   };
 }

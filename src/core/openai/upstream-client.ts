@@ -1,20 +1,22 @@
 /**
  * @module core/openai/upstream-client
- * One POST of a JSON body to the upstream over a dedicated keep-alive pool (`node:http` /
- * `node:https` Agent). Failures are returned as values so the retry loop can classify them.
+ * One POST of a JSON body to the upstream over a dedicated keep-alive pool (undici `Pool`).
+ * Failures are returned as values so the retry loop can classify them.
  *
- * Why `node:http` and not the global `fetch`: the global fetch shares one process-wide pool
- * that `close()` must not destroy, and its WHATWG stream layer adds per-request overhead; a
- * private Agent gives lowest latency, a clean `close()`, and per-attempt timeouts that simply
- * destroy the request.
+ * Why undici's `Pool` and not `node:http`: on the proxy path the HTTP client is a large
+ * part of plauder's own CPU per request, and undici's needs about half of what an
+ * `http.request` through an `http.Agent` does (bench/README.md). Why not the global
+ * `fetch`: it shares one process-wide pool that `close()` must not destroy, and its WHATWG
+ * stream layer adds per-request overhead. A private pool gives a clean `close()` and
+ * per-attempt timeouts that simply abort the request.
  */
 
-import http from 'node:http';
-import https from 'node:https';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { errors, Pool } from 'undici';
 
 export interface UpstreamResponse {
   readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: string;
 }
 
@@ -29,7 +31,7 @@ export type AttemptFailure =
       readonly cause: unknown;
     }
   | { readonly kind: 'too_large'; readonly limitBytes: number }
-  /** Node refused to build the request (e.g. a header value with a newline): never retried. */
+  /** A header value HTTP cannot carry (e.g. a newline in the API key): never retried. */
   | { readonly kind: 'unsendable'; readonly code: string };
 
 export type AttemptResult =
@@ -38,142 +40,140 @@ export type AttemptResult =
 
 export interface UpstreamClient {
   post(body: string, signal: AbortSignal, timeoutMs: number): Promise<AttemptResult>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** A chat completion is a few KiB; anything near this is not a reply we could use. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /**
  * Idle pooled sockets are closed after this long unless the server's `Keep-Alive: timeout=`
- * hint is shorter (Node honours the hint). 4 s stays below the 5 s idle timeout of uvicorn
+ * hint is shorter (undici honours the hint). 4 s stays below the 5 s idle timeout of uvicorn
  * (vLLM), llama.cpp's server and Node, so we rarely write to a socket the server is closing.
  */
 const IDLE_SOCKET_MS = 4_000;
+
+/** What an attempt's own timer aborts with, to tell it apart from the caller's abort. */
+const ATTEMPT_TIMEOUT = Symbol('attempt timeout');
 
 export function createUpstreamClient(
   url: URL,
   headers: Readonly<Record<string, string>>,
   maxConnections: number,
 ): UpstreamClient {
-  const agentOptions: http.AgentOptions = {
-    keepAlive: true,
-    maxSockets: maxConnections,
-    maxFreeSockets: maxConnections,
-    timeout: IDLE_SOCKET_MS,
-    // Reuse the most recently used socket so a quiet service keeps one warm connection.
-    scheduling: 'lifo',
-  };
-  const isHttps = url.protocol === 'https:';
-  const agent = isHttps ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-  const request = isHttps ? https.request : http.request;
+  const refused = unsendableHeader(headers);
+  const pool = new Pool(url.origin, {
+    connections: maxConnections,
+    keepAliveTimeout: IDLE_SOCKET_MS,
+    keepAliveMaxTimeout: IDLE_SOCKET_MS,
+    maxResponseSize: MAX_RESPONSE_BYTES,
+    // The attempt's own timer bounds the whole exchange; these would only cut it shorter.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+  const path = `${url.pathname}${url.search}`;
   const send = (body: string, signal: AbortSignal, timeoutMs: number) =>
-    sendOnce({ url, headers, agent, request, body, signal, timeoutMs });
+    sendOnce(pool, { path, headers, body, signal, timeoutMs });
 
   return {
     async post(body, signal, timeoutMs) {
+      if (refused) return { ok: false, failure: refused };
       const first = await send(body, signal, timeoutMs);
       if (first.ok || first.failure.kind !== 'connection' || !first.failure.stale) return first;
       // The server closed an idle pooled socket while we were writing to it: the request
-      // never reached it, so resend once at once on a fresh socket (as Node's docs advise).
+      // never reached it, so resend once at once on a fresh socket.
       return send(body, signal, timeoutMs);
     },
-    close() {
-      agent.destroy();
+    async close() {
+      await pool.destroy();
     },
   };
 }
 
 interface SendParams {
-  readonly url: URL;
+  readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly agent: http.Agent;
-  readonly request: typeof http.request;
   readonly body: string;
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
 }
 
-function sendOnce(params: SendParams): Promise<AttemptResult> {
-  const { body, signal, timeoutMs } = params;
-  return new Promise((resolve) => {
-    let settled = false;
-    let gotResponse = false;
-    const finish = (result: AttemptResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      if (!result.ok) req.destroy();
-      resolve(result);
-    };
-    const fail = (failure: AttemptFailure) => finish({ ok: false, failure });
-    const onAbort = () => fail({ kind: 'aborted', reason: signal.reason });
-
-    const opened = openRequest(params);
-    if (!(opened instanceof http.ClientRequest)) return resolve({ ok: false, failure: opened });
-    const req = opened;
-    const timer = setTimeout(() => fail({ kind: 'timeout', afterMs: timeoutMs }), timeoutMs);
-    signal.addEventListener('abort', onAbort, { once: true });
-
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      const code = error.code ?? error.name;
-      const stale = req.reusedSocket && !gotResponse && (code === 'ECONNRESET' || code === 'EPIPE');
-      fail({ kind: 'connection', code, stale, cause: error });
-    });
-    req.on('response', (res) => {
-      gotResponse = true;
-      readBody(res, (outcome) => {
-        if (typeof outcome === 'string') {
-          finish({
-            ok: true,
-            response: { status: res.statusCode ?? 0, headers: res.headers, body: outcome },
-          });
-        } else {
-          fail(outcome);
-        }
-      });
-    });
-    if (signal.aborted) onAbort();
-    else req.end(body);
-  });
-}
-
-/** Builds the request; Node throws synchronously for e.g. a header value it cannot send. */
-function openRequest(params: SendParams): http.ClientRequest | AttemptFailure {
+async function sendOnce(pool: Pool, params: SendParams): Promise<AttemptResult> {
+  const { signal, timeoutMs } = params;
+  if (signal.aborted) return { ok: false, failure: { kind: 'aborted', reason: signal.reason } };
+  // One controller per attempt: its timer and the caller's signal both end the request.
+  const attempt = new AbortController();
+  const onAbort = () => attempt.abort(signal.reason);
+  const timer = setTimeout(() => attempt.abort(ATTEMPT_TIMEOUT), timeoutMs);
+  signal.addEventListener('abort', onAbort, { once: true });
+  let responded = false;
   try {
-    return params.request(params.url, {
+    const response = await pool.request({
+      path: params.path,
       method: 'POST',
-      agent: params.agent,
-      headers: { ...params.headers, 'content-length': String(Buffer.byteLength(params.body)) },
+      headers: params.headers,
+      body: params.body,
+      signal: attempt.signal,
     });
+    responded = true;
+    const text = await response.body.text();
+    const { statusCode: status, headers } = response;
+    return { ok: true, response: { status, headers, body: text } };
   } catch (error) {
-    // ERR_INVALID_CHAR and the like: Node's message names the header, never its value.
-    return { kind: 'unsendable', code: (error as NodeJS.ErrnoException).code ?? 'ERR_REQUEST' };
+    return { ok: false, failure: classify(error, attempt.signal, timeoutMs, responded) };
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
   }
 }
 
-/** Collects the body up to `MAX_RESPONSE_BYTES`; reports the text or a failure exactly once. */
-function readBody(
-  res: http.IncomingMessage,
-  done: (outcome: string | AttemptFailure) => void,
-): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  res.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > MAX_RESPONSE_BYTES) {
-      done({ kind: 'too_large', limitBytes: MAX_RESPONSE_BYTES });
-      res.destroy();
-      return;
+function classify(
+  error: unknown,
+  attempt: AbortSignal,
+  timeoutMs: number,
+  responded: boolean,
+): AttemptFailure {
+  if (attempt.aborted) {
+    return attempt.reason === ATTEMPT_TIMEOUT
+      ? { kind: 'timeout', afterMs: timeoutMs }
+      : { kind: 'aborted', reason: attempt.reason };
+  }
+  if (error instanceof errors.ResponseExceededMaxSizeError) {
+    return { kind: 'too_large', limitBytes: MAX_RESPONSE_BYTES };
+  }
+  const code = errorCode(error);
+  return { kind: 'connection', code, stale: !responded && isStale(error, code), cause: error };
+}
+
+/**
+ * A socket closed under a request before its response began, on a socket that had already
+ * carried a response: the server closed it as idle while we wrote. For a closed socket undici
+ * reports how much it read in all (more than nothing means an earlier exchange used it); a
+ * reset carries no such detail and counts as stale, which costs at most one extra send.
+ */
+function isStale(error: unknown, code: string): boolean {
+  if (error instanceof errors.SocketError) return (error.socket?.bytesRead ?? 0) > 0;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+function errorCode(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return 'ERR_UPSTREAM';
+  const { code, name } = error as { code?: unknown; name?: unknown };
+  if (typeof code === 'string') return code;
+  return typeof name === 'string' ? name : 'ERR_UPSTREAM';
+}
+
+/**
+ * The headers are fixed for the client's life, so they are checked once: Node's own
+ * validation names the problem (ERR_INVALID_CHAR) and never the value, which may be a key.
+ */
+function unsendableHeader(headers: Readonly<Record<string, string>>): AttemptFailure | undefined {
+  try {
+    for (const [name, value] of Object.entries(headers)) {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
     }
-    chunks.push(chunk);
-  });
-  res.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
-  // The socket closed mid-body: Node emits 'error' (ECONNRESET) and/or 'close' without 'end'.
-  const lost = (cause: unknown, code = 'ECONNRESET') =>
-    done({ kind: 'connection', code, stale: false, cause });
-  res.on('error', (error: NodeJS.ErrnoException) => lost(error, error.code ?? error.name));
-  res.on('close', () => {
-    if (!res.complete) lost(new Error('response closed before its end'));
-  });
+    return undefined;
+  } catch (error) {
+    return { kind: 'unsendable', code: errorCode(error) };
+  }
 }

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+/**
+ * Before / after: runs the same bench scenarios against an earlier commit and against the
+ * working tree, alternating A B A B ... in one run, so both see the same machine.
+ *
+ *   node bench/tools/ab.mjs --baseline <git-ref> [--rounds 3] [-- <bench/run.mjs options>]
+ *   node bench/tools/ab.mjs --baseline HEAD~1 -- --only plauder-openai --duration 5 --rates 500
+ *
+ * The baseline is checked out into a temporary git worktree and built there; it shares this
+ * tree's node_modules (a symlink), so it must not need a dependency this tree lacks. Each
+ * side runs with its own bench/run.mjs, writing to a temp dir; the table compares the
+ * closed-loop req/s and server CPU per request of every scenario, round by round.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const { values, positionals } = parseArgs({
+  options: {
+    baseline: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+  },
+  allowPositionals: true,
+});
+if (!values.baseline) {
+  process.stderr.write(
+    'usage: node bench/tools/ab.mjs --baseline <git-ref> [--rounds N] [-- bench options]\n',
+  );
+  process.exit(2);
+}
+const rounds = Number(values.rounds);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'plauder-ab-'));
+const baselineDir = path.join(work, 'baseline');
+const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+const baselineCommit = git('rev-parse', '--short', values.baseline);
+
+function cleanUp() {
+  spawnSync('git', ['worktree', 'remove', '--force', baselineDir], { cwd: root });
+  fs.rmSync(work, { recursive: true, force: true });
+}
+process.on('SIGINT', () => {
+  cleanUp();
+  process.exit(130);
+});
+
+try {
+  git('worktree', 'add', '--detach', baselineDir, values.baseline);
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(baselineDir, 'node_modules'));
+  for (const dir of [baselineDir, root]) {
+    execFileSync(
+      process.execPath,
+      [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      {
+        cwd: dir,
+        stdio: 'inherit',
+      },
+    );
+  }
+  const sides = [
+    { name: `baseline ${baselineCommit}`, dir: baselineDir },
+    { name: 'working tree', dir: root },
+  ];
+  const results = [];
+  for (let round = 1; round <= rounds; round++) {
+    for (const side of sides) {
+      const out = path.join(work, `${round}-${side === sides[0] ? 'a' : 'b'}`);
+      process.stderr.write(`\n=== round ${round}: ${side.name}\n`);
+      const run = spawnSync(
+        process.execPath,
+        [path.join(side.dir, 'bench/run.mjs'), ...positionals, '--out', out],
+        { cwd: side.dir, stdio: ['ignore', 'ignore', 'inherit'] },
+      );
+      if (run.status !== 0) process.stderr.write(`  (bench exited with ${run.status})\n`);
+      const file = path.join(out, 'latest.json');
+      if (!fs.existsSync(file)) continue;
+      for (const row of JSON.parse(fs.readFileSync(file, 'utf8')).rows ?? []) {
+        if (row.closed) results.push({ round, side: side.name, id: row.id, ...cpuOf(row.closed) });
+      }
+    }
+  }
+  process.stdout.write(table(results, sides));
+} finally {
+  cleanUp();
+}
+
+function cpuOf(closed) {
+  return { rps: closed.rps, cpuMsPerReq: (closed.cpuCores / closed.rps) * 1000 };
+}
+
+function table(results, sides) {
+  const ids = [...new Set(results.map((r) => r.id))];
+  const lines = [
+    `Baseline ${baselineCommit} vs the working tree, ${rounds} alternating rounds; bench options: ${positionals.join(' ') || '(defaults)'}`,
+    '',
+    '| scenario | round | req/s before | req/s after | × | CPU ms/req before | CPU ms/req after |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const id of ids) {
+    for (let round = 1; round <= rounds; round++) {
+      const [a, b] = sides.map((s) =>
+        results.find((r) => r.id === id && r.round === round && r.side === s.name),
+      );
+      if (!a || !b) continue;
+      lines.push(
+        `| \`${id}\` | ${round} | ${Math.round(a.rps)} | ${Math.round(b.rps)} | ${(b.rps / a.rps).toFixed(2)} | ${a.cpuMsPerReq?.toFixed(3)} | ${b.cpuMsPerReq?.toFixed(3)} |`,
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
