@@ -19,7 +19,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   let core: CoreAdapter;
   try {
     config = loadConfig(env);
-    core = createCore(config.core);
+    core = await createCore(config.core);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof KnowledgeBaseError) {
       process.stderr.write(`${error.message}\n`);

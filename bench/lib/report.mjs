@@ -30,12 +30,12 @@ export const TARGETS = [
   },
   {
     id: 'rss',
-    text: 'plauder RSS under load ≤ 120 MB (highest of all plauder scenarios)',
+    text: 'plauder RSS under load ≤ 120 MB (highest of all plauder scenarios, as shipped)',
     measure: (rows) => {
       const plauder = Object.values(rows).filter(
         (r) =>
           (r.id.startsWith('plauder') || r.group === 'scaling') &&
-          r.id !== 'plauder-session-small-young',
+          r.id !== 'plauder-session-node-defaults',
       );
       const peaks = plauder.map((r) => r.peakRssUnderLoadMb).filter(Number.isFinite);
       return peaks.length === 0 ? undefined : Math.max(...peaks);
@@ -43,10 +43,11 @@ export const TARGETS = [
     format: (v) => `${v.toFixed(0)} MB`,
     pass: (v) => v <= 120,
     detail: (rows) => {
-      const small = rows['plauder-session-small-young'];
-      if (!Number.isFinite(small?.peakRssUnderLoadMb)) return undefined;
-      const cost = ratio(cpuMsPerRequest(small), cpuMsPerRequest(rows['plauder-session']));
-      return `with --max-semi-space-size=4: ${small.peakRssUnderLoadMb.toFixed(0)} MB${cost ? `, CPU per request × ${cost.toFixed(2)}` : ''}`;
+      const defaults = rows['plauder-session-node-defaults'];
+      if (!Number.isFinite(defaults?.peakRssUnderLoadMb)) return undefined;
+      // What the shipped --max-semi-space-size costs: CPU per request against Node's defaults.
+      const cost = ratio(cpuMsPerRequest(rows['plauder-session']), cpuMsPerRequest(defaults));
+      return `with Node's default heap settings: ${defaults.peakRssUnderLoadMb.toFixed(0)} MB; the shipped setting's CPU per request × ${cost ? cost.toFixed(2) : '–'}`;
     },
   },
 ];

@@ -54,12 +54,11 @@ export const SCENARIOS = [
     start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 100 }),
   },
   {
-    id: 'plauder-session-small-young',
+    id: 'plauder-session-node-defaults',
     group: 'plauder',
-    label: 'plauder + sessionId, node --max-semi-space-size=4 (smaller young generation)',
+    label: "plauder + sessionId, Node's default V8 heap settings (no --max-semi-space-size)",
     measure: { closed: true, open: false, sequential: false },
-    start: (ctx) =>
-      startPlauderScenario(ctx, { keys: 1, sessions: 100, nodeArgs: ['--max-semi-space-size=4'] }),
+    start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 100, nodeDefaults: true }),
   },
   {
     id: 'pg-session',
@@ -158,7 +157,7 @@ async function startBare(ctx, script) {
 
 async function startPlauder(
   ctx,
-  { keys, sessions, core = ctx.opts.core, env = {}, nodeArgs = [] },
+  { keys, sessions, core = ctx.opts.core, env = {}, nodeArgs = shippedNodeArgs(ctx.root) },
 ) {
   const dir = makeTempDir('plauder-bench-');
   ctx.defer(() => removeTempDir(dir));
@@ -223,6 +222,7 @@ async function startPlauderPostgres(ctx, { instances }) {
         name: `plauder-${n + 1}`,
         script: path.join(ctx.root, 'dist/cli/main.js'),
         args: ['serve'],
+        nodeArgs: shippedNodeArgs(ctx.root),
         env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
         port,
         readyPath: '/healthz',
@@ -251,6 +251,17 @@ async function startPlauderPostgres(ctx, { instances }) {
   return { servers, target };
 }
 
+/**
+ * The Node options plauder ships with: those of the `plauder` command's shebang
+ * (`#!/usr/bin/env -S node --max-semi-space-size=4`), which `npm start` passes too.
+ * Every plauder server of the bench starts with them unless a scenario says otherwise.
+ */
+export function shippedNodeArgs(root) {
+  const first = fs.readFileSync(path.join(root, 'dist/cli/main.js'), 'utf8').split('\n', 1)[0];
+  const words = first.replace(/^#!\s*/, '').split(/\s+/);
+  return words.slice(words.indexOf('node') + 1);
+}
+
 /** Node options that profile the server of a `profiled` scenario when --cpu-prof is on. */
 function profileArgs(ctx) {
   if (!ctx.profileFile) return [];
@@ -261,8 +272,8 @@ function profileArgs(ctx) {
   ];
 }
 
-async function startPlauderScenario(ctx, { keys, sessions, nodeArgs: extra = [] }) {
-  const nodeArgs = [...profileArgs(ctx), ...extra];
+async function startPlauderScenario(ctx, { keys, sessions, nodeDefaults = false }) {
+  const nodeArgs = [...profileArgs(ctx), ...(nodeDefaults ? [] : shippedNodeArgs(ctx.root))];
   const { server, seed, headers } = await startPlauder(ctx, { keys, sessions, nodeArgs });
   const bodies =
     sessions === 0
@@ -340,7 +351,7 @@ async function startPlauderOpenAi(ctx) {
     keys: 1,
     sessions: 0,
     core: 'openai',
-    nodeArgs: profileArgs(ctx),
+    nodeArgs: [...profileArgs(ctx), ...shippedNodeArgs(ctx.root)],
     env: {
       PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
       PLAUDER_OPENAI_MODEL: 'bench',

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
 /**
  * @module cli/main
  * `plauder serve | keys ... | usage ...`. Reads the same environment as the server and

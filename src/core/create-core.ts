@@ -6,15 +6,15 @@
 import type { CoreSettings } from '../config/config.js';
 import { createBuiltinCore } from './builtin/create-builtin-core.js';
 import type { CoreAdapter } from './core-adapter.js';
-import { createOpenAiCore } from './openai/create-openai-core.js';
 import { createPlaceholderCore } from './placeholder/create-placeholder-core.js';
 
-export function createCore(settings: CoreSettings): CoreAdapter {
+/** Async because the openai core's HTTP client is loaded only when that core is chosen. */
+export async function createCore(settings: CoreSettings): Promise<CoreAdapter> {
   switch (settings.kind) {
     case 'builtin':
       return createBuiltinCore(settings.options);
     case 'openai':
-      return createOpenAiCore(settings.options);
+      return (await import('./openai/create-openai-core.js')).createOpenAiCore(settings.options);
     case 'placeholder':
       return createPlaceholderCore();
   }

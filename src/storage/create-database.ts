@@ -8,9 +8,7 @@ import { Migrator } from 'kysely';
 import { type DatabaseConfig, redactUrl } from '../config/config.js';
 import type { OpenedDatabase } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
-import { openPostgres } from './postgres/open-postgres.js';
 import type { Database } from './schema.js';
-import { openSqlite } from './sqlite/open-sqlite.js';
 
 export interface Store {
   readonly db: Kysely<Database>;
@@ -21,8 +19,11 @@ export interface Store {
 }
 
 export async function createStore(config: DatabaseConfig): Promise<Store> {
+  // Only the chosen driver is loaded: a process on SQLite never holds the pg client in memory.
   const opened: OpenedDatabase =
-    config.dialect === 'sqlite' ? openSqlite(config.file) : openPostgres(config);
+    config.dialect === 'sqlite'
+      ? (await import('./sqlite/open-sqlite.js')).openSqlite(config.file)
+      : (await import('./postgres/open-postgres.js')).openPostgres(config);
   const { db } = opened;
   try {
     await opened.migrateExclusively(() => migrate(db));

@@ -62,7 +62,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     loadSecret(config.secret),
     options.clock ?? Date.now,
   );
-  const core = options.core ?? createCore(config.core);
+  const core = options.core ?? (await createCore(config.core));
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {
