@@ -42,7 +42,9 @@ describe('launching the service', () => {
       ...interpreter.slice(1, 2),
       interpreter.slice(2).join(' '),
     ]);
-    onTestFinished(() => proc.stop());
+    onTestFinished(async () => {
+      await proc.stop();
+    });
     const reply = await chat(proc, key, { message: 'Hallo' });
     expect(reply.status).toBe(200);
     // `env -S` execs node in place: the server's own command line carries the options.
