@@ -3,8 +3,25 @@
  * Building and compiling a Kysely query costs several times more than running it on
  * SQLite. Hot-path queries are therefore compiled once, with named placeholders, and
  * executed with fresh parameter values: same SQL, same dialect, no string building.
+ *
+ * A database may also register a direct runner for its Kysely instance (SQLite does): a
+ * prepared query run on that instance, outside any transaction, then skips Kysely's
+ * connection hand-over, which on SQLite costs more than the statement itself.
  */
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+
+/** Runs compiled SQL at once, or answers undefined when it cannot (a transaction is open). */
+export type DirectRunner = (
+  sql: string,
+  parameters: readonly unknown[],
+) => QueryResult<unknown> | undefined;
+
+const directRunners = new WeakMap<object, DirectRunner>();
+
+/** Prepared queries executed on `db` itself go through `runner` when it can take them. */
+export function registerDirectRunner(db: object, runner: DirectRunner): void {
+  directRunners.set(db, runner);
+}
 
 const SENTINEL = '\u0000plauder-param:';
 
@@ -30,6 +47,8 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
       const slot = slots[i];
       return slot === undefined ? value : params[slot];
     });
+    const direct = directRunners.get(executor)?.(compiled.sql, parameters);
+    if (direct !== undefined) return Promise.resolve(direct as QueryResult<R>);
     return executor.executeQuery({ ...compiled, parameters } as CompiledQuery<R>);
   };
 }

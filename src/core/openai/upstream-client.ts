@@ -4,15 +4,15 @@
  * Failures are returned as values so the retry loop can classify them.
  *
  * Why undici's `Pool` and not `node:http`: on the proxy path the HTTP client is a large
- * part of plauder's own CPU per request, and undici's needs about half of what an
- * `http.request` through an `http.Agent` does (bench/README.md). Why not the global
+ * part of plauder's own CPU per request, and undici's handler API needs about a third of
+ * what an `http.request` through an `http.Agent` does (src/core/openai/README.md). Why not the global
  * `fetch`: it shares one process-wide pool that `close()` must not destroy, and its WHATWG
  * stream layer adds per-request overhead. A private pool gives a clean `close()` and
  * per-attempt timeouts that simply abort the request.
  */
 
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import { errors, Pool } from 'undici';
+import { type Dispatcher, errors, Pool } from 'undici';
 
 export interface UpstreamResponse {
   readonly status: number;
@@ -51,9 +51,6 @@ const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
  * (vLLM), llama.cpp's server and Node, so we rarely write to a socket the server is closing.
  */
 const IDLE_SOCKET_MS = 4_000;
-
-/** What an attempt's own timer aborts with, to tell it apart from the caller's abort. */
-const ATTEMPT_TIMEOUT = Symbol('attempt timeout');
 
 export function createUpstreamClient(
   url: URL,
@@ -97,46 +94,91 @@ interface SendParams {
   readonly timeoutMs: number;
 }
 
-async function sendOnce(pool: Pool, params: SendParams): Promise<AttemptResult> {
+/**
+ * One attempt on undici's handler API (`dispatch`), which skips the stream and promise
+ * layers of `request()`: the body is a few KiB read into memory anyway. The attempt ends
+ * when the first of these happens: the response is complete, the connection fails, the
+ * attempt's timer fires, the caller aborts, or the body grows past the limit. A request
+ * still queued for a connection when the attempt ends is aborted as soon as it starts.
+ */
+function sendOnce(pool: Pool, params: SendParams): Promise<AttemptResult> {
   const { signal, timeoutMs } = params;
-  if (signal.aborted) return { ok: false, failure: { kind: 'aborted', reason: signal.reason } };
-  // One controller per attempt: its timer and the caller's signal both end the request.
-  const attempt = new AbortController();
-  const onAbort = () => attempt.abort(signal.reason);
-  const timer = setTimeout(() => attempt.abort(ATTEMPT_TIMEOUT), timeoutMs);
-  signal.addEventListener('abort', onAbort, { once: true });
-  let responded = false;
-  try {
-    const response = await pool.request({
-      path: params.path,
-      method: 'POST',
-      headers: params.headers,
-      body: params.body,
-      signal: attempt.signal,
-    });
-    responded = true;
-    const text = await response.body.text();
-    const { statusCode: status, headers } = response;
-    return { ok: true, response: { status, headers, body: text } };
-  } catch (error) {
-    return { ok: false, failure: classify(error, attempt.signal, timeoutMs, responded) };
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
+  if (signal.aborted) {
+    return Promise.resolve({ ok: false, failure: { kind: 'aborted', reason: signal.reason } });
   }
+  return new Promise((resolve) => {
+    let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    let stopReason: Error | undefined;
+    let responded = false;
+    let status = 0;
+    let headers: UpstreamResponse['headers'] = {};
+    const chunks: Buffer[] = [];
+    let size = 0;
+
+    const finish = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    /** Our side ends the attempt: the request is aborted now, or when it starts. */
+    const stop = (failure: AttemptFailure, reason: Error) => {
+      stopReason = reason;
+      // Settle first: aborting makes undici report the abort as an error at once.
+      finish({ ok: false, failure });
+      if (controller && !controller.aborted) controller.abort(reason);
+    };
+    const onAbort = () =>
+      stop({ kind: 'aborted', reason: signal.reason }, new Error('aborted by the caller'));
+    const timer = setTimeout(
+      () => stop({ kind: 'timeout', afterMs: timeoutMs }, new Error('attempt timed out')),
+      timeoutMs,
+    );
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(started) {
+        controller = started;
+        if (stopReason) started.abort(stopReason);
+      },
+      onResponseStart(_controller, statusCode, responseHeaders) {
+        // 1xx informational responses come before the real one.
+        if (statusCode < 200) return;
+        responded = true;
+        status = statusCode;
+        headers = responseHeaders;
+      },
+      onResponseData(_controller, chunk) {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          stop({ kind: 'too_large', limitBytes: MAX_RESPONSE_BYTES }, new Error('reply too large'));
+          return;
+        }
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        const body = Buffer.concat(chunks).toString('utf8');
+        finish({ ok: true, response: { status, headers, body } });
+      },
+      onResponseError(_controller, error) {
+        finish({ ok: false, failure: classify(error, responded) });
+      },
+    };
+    try {
+      pool.dispatch(
+        { path: params.path, method: 'POST', headers: params.headers, body: params.body },
+        handler,
+      );
+    } catch (error) {
+      // A closed pool refuses at once.
+      finish({ ok: false, failure: classify(error, false) });
+    }
+  });
 }
 
-function classify(
-  error: unknown,
-  attempt: AbortSignal,
-  timeoutMs: number,
-  responded: boolean,
-): AttemptFailure {
-  if (attempt.aborted) {
-    return attempt.reason === ATTEMPT_TIMEOUT
-      ? { kind: 'timeout', afterMs: timeoutMs }
-      : { kind: 'aborted', reason: attempt.reason };
-  }
+function classify(error: unknown, responded: boolean): AttemptFailure {
   if (error instanceof errors.ResponseExceededMaxSizeError) {
     return { kind: 'too_large', limitBytes: MAX_RESPONSE_BYTES };
   }

@@ -15,6 +15,7 @@ import {
   SqliteDriver,
 } from 'kysely';
 import type { OpenedDatabase } from '../dialect.js';
+import { registerDirectRunner } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -27,8 +28,10 @@ export function openSqlite(file: string): OpenedDatabase {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(sqlite) });
+  registerDirectRunner(db, directRunner(sqlite));
   return {
-    db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(sqlite) }),
+    db,
     ping: async () => {
       sqlite.prepare('select 1').get();
     },
@@ -54,6 +57,23 @@ function withStatementCache(sqlite: SqliteDatabase.Database): void {
     }
     return statement;
   }) as typeof sqlite.prepare;
+}
+
+/**
+ * better-sqlite3 is synchronous, so a statement run while no transaction is open on the
+ * connection is atomic towards everything else in the process, exactly like one that
+ * waited for Kysely's connection lock. While a transaction is open (it may be waiting
+ * between its statements), the statement must not join it: it goes through Kysely, which
+ * waits for the transaction to end. Results have the shape of Kysely's SQLite driver.
+ */
+function directRunner(sqlite: SqliteDatabase.Database) {
+  return (sql: string, parameters: readonly unknown[]) => {
+    if (sqlite.inTransaction) return undefined;
+    const statement = sqlite.prepare(sql);
+    if (statement.reader) return { rows: statement.all(parameters) };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+  };
 }
 
 /** Takes the write lock when a transaction starts, so the busy timeout applies to it. */
