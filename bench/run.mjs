@@ -36,6 +36,8 @@ const HELP = `node bench/run.mjs [options]       (npm run bench -- [options] bui
   --only ID,ID         run only these scenarios     --skip ID,ID   run all but these
   --core KIND          core of the plauder rows: builtin (default) or placeholder
   --log-level L        PLAUDER_LOG_LEVEL of plauder (default info, logs go to /dev/null)
+  --node-args "A B"    Node options of every plauder server instead of the shipped ones
+                       (those of the plauder command's shebang); "" for Node's defaults
   --cpu-prof           run the plauder server of plauder, plauder-session and plauder-openai
                        under node --cpu-prof (bench/results/profiles/) and print the top
                        self-time functions
@@ -56,6 +58,7 @@ const { values } = parseArgs({
     skip: { type: 'string' },
     core: { type: 'string', default: 'builtin' },
     'log-level': { type: 'string', default: 'info' },
+    'node-args': { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(root, 'bench/results') },
     list: { type: 'boolean', default: false },
@@ -80,6 +83,7 @@ const opts = {
   sockets: positive('sockets', values.sockets),
   core: values.core,
   logLevel: values['log-level'],
+  nodeArgs: values['node-args']?.split(/\s+/).filter(Boolean),
   cpuProf: values['cpu-prof'],
   quick: values.quick,
 };

@@ -56,7 +56,7 @@ export const SCENARIOS = [
   {
     id: 'plauder-session-node-defaults',
     group: 'plauder',
-    label: "plauder + sessionId, Node's default V8 heap settings (no --max-semi-space-size)",
+    label: "plauder + sessionId, Node's default heap settings (not the shipped options)",
     measure: { closed: true, open: false, sequential: false },
     start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 100, nodeDefaults: true }),
   },
@@ -157,7 +157,7 @@ async function startBare(ctx, script) {
 
 async function startPlauder(
   ctx,
-  { keys, sessions, core = ctx.opts.core, env = {}, nodeArgs = shippedNodeArgs(ctx.root) },
+  { keys, sessions, core = ctx.opts.core, env = {}, nodeArgs = plauderNodeArgs(ctx) },
 ) {
   const dir = makeTempDir('plauder-bench-');
   ctx.defer(() => removeTempDir(dir));
@@ -222,7 +222,7 @@ async function startPlauderPostgres(ctx, { instances }) {
         name: `plauder-${n + 1}`,
         script: path.join(ctx.root, 'dist/cli/main.js'),
         args: ['serve'],
-        nodeArgs: shippedNodeArgs(ctx.root),
+        nodeArgs: plauderNodeArgs(ctx),
         env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
         port,
         readyPath: '/healthz',
@@ -253,13 +253,18 @@ async function startPlauderPostgres(ctx, { instances }) {
 
 /**
  * The Node options plauder ships with: those of the `plauder` command's shebang
- * (`#!/usr/bin/env -S node --max-semi-space-size=4`), which `npm start` passes too.
+ * (`#!/usr/bin/env -S node --max-semi-space-size=4 ...`), which `npm start` passes too.
  * Every plauder server of the bench starts with them unless a scenario says otherwise.
  */
 export function shippedNodeArgs(root) {
   const first = fs.readFileSync(path.join(root, 'dist/cli/main.js'), 'utf8').split('\n', 1)[0];
   const words = first.replace(/^#!\s*/, '').split(/\s+/);
   return words.slice(words.indexOf('node') + 1);
+}
+
+/** The shipped options, or those of `--node-args` when the run asks for others. */
+function plauderNodeArgs(ctx) {
+  return ctx.opts.nodeArgs ?? shippedNodeArgs(ctx.root);
 }
 
 /** Node options that profile the server of a `profiled` scenario when --cpu-prof is on. */
@@ -273,7 +278,7 @@ function profileArgs(ctx) {
 }
 
 async function startPlauderScenario(ctx, { keys, sessions, nodeDefaults = false }) {
-  const nodeArgs = [...profileArgs(ctx), ...(nodeDefaults ? [] : shippedNodeArgs(ctx.root))];
+  const nodeArgs = [...profileArgs(ctx), ...(nodeDefaults ? [] : plauderNodeArgs(ctx))];
   const { server, seed, headers } = await startPlauder(ctx, { keys, sessions, nodeArgs });
   const bodies =
     sessions === 0
@@ -351,7 +356,7 @@ async function startPlauderOpenAi(ctx) {
     keys: 1,
     sessions: 0,
     core: 'openai',
-    nodeArgs: [...profileArgs(ctx), ...shippedNodeArgs(ctx.root)],
+    nodeArgs: [...profileArgs(ctx), ...plauderNodeArgs(ctx)],
     env: {
       PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
       PLAUDER_OPENAI_MODEL: 'bench',

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=20
 /**
  * @module cli/main
  * `plauder serve | keys ... | usage ...`. Reads the same environment as the server and

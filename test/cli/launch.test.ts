@@ -23,7 +23,7 @@ function shebangNodeFlags(): string[] {
 describe('launching the service', () => {
   it('passes the same Node options from the plauder command and from npm start', () => {
     const flags = shebangNodeFlags();
-    expect(flags).toContain('--max-semi-space-size=4');
+    expect(flags).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=20']);
     const start = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts
       .start as string;
     expect(start).toContain(`node ${flags.join(' ')} dist/cli/main.js serve`);
