@@ -9,6 +9,7 @@ const DATABASE_FREE = [
   'test/keys/key-format.test.ts',
   'test/quota/month-window.test.ts',
   'test/quota/refund-queue.test.ts',
+  'test/storage/sqlite-direct-runner.test.ts',
   'test/core/builtin/{builtin-config,conversations,knowledge-base,properties,text}.test.ts',
   'test/core/openai/{openai-config,openai-core-failures,openai-core-pool,openai-core-request,openai-mock-api,retry-policy}.test.ts',
 ];

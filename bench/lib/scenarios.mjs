@@ -82,6 +82,13 @@ export const SCENARIOS = [
     start: startUpstreamDirect,
   },
   {
+    id: 'proxy-floor',
+    group: 'proxy',
+    label: 'bare Fastify + undici → upstream (no auth, quota, logs)',
+    measure: PROXY,
+    start: startBareProxy,
+  },
+  {
     id: 'plauder-openai',
     group: 'proxy',
     label: 'plauder /api/chat, openai core → upstream',
@@ -348,6 +355,27 @@ async function startUpstreamDirect(ctx) {
     check,
   );
   return { servers: [upstream], target };
+}
+
+async function startBareProxy(ctx) {
+  const upstream = await startUpstream(ctx);
+  const port = await freePort();
+  const proxy = await startServer({
+    name: 'bare-proxy',
+    script: path.join(ctx.root, 'bench/servers/bare-proxy.mjs'),
+    env: cleanEnv({ PORT: String(port), UPSTREAM: `${upstream.url}/v1` }),
+    port,
+    own: ctx.own,
+  });
+  const body = JSON.stringify({ message: MESSAGE });
+  const target = constantTarget(proxy.url, '/api/chat', {}, body);
+  const check = await request(`${proxy.url}/api/chat`, {
+    method: 'POST',
+    headers: target.headers,
+    body,
+  });
+  expect(check.json?.reply === UPSTREAM_REPLY, "the upstream's reply", check);
+  return { servers: [proxy, upstream], target };
 }
 
 async function startPlauderOpenAi(ctx) {

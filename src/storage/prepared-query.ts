@@ -10,11 +10,11 @@
  */
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
 
-/** Runs compiled SQL at once, or answers undefined when it cannot (a transaction is open). */
+/** Runs compiled SQL itself (at once or later), or answers undefined to leave it to Kysely. */
 export type DirectRunner = (
   sql: string,
   parameters: readonly unknown[],
-) => QueryResult<unknown> | undefined;
+) => QueryResult<unknown> | Promise<QueryResult<unknown>> | undefined;
 
 const directRunners = new WeakMap<object, DirectRunner>();
 
@@ -48,7 +48,8 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
       return slot === undefined ? value : params[slot];
     });
     const direct = directRunners.get(executor)?.(compiled.sql, parameters);
-    if (direct !== undefined) return Promise.resolve(direct as QueryResult<R>);
+    if (direct !== undefined)
+      return Promise.resolve(direct as QueryResult<R> | Promise<QueryResult<R>>);
     return executor.executeQuery({ ...compiled, parameters } as CompiledQuery<R>);
   };
 }

@@ -1,7 +1,8 @@
 /**
  * @module storage/sqlite/open-sqlite
  * The embedded store. WAL (readers never block the writer, several processes may share
- * the file), a busy timeout, `BEGIN IMMEDIATE` transactions and a prepared-statement cache.
+ * the file), a busy timeout, `BEGIN IMMEDIATE` transactions, a prepared-statement cache,
+ * and the hot path's statements run directly with group commit (direct-runner.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +18,7 @@ import {
 import type { OpenedDatabase } from '../dialect.js';
 import { registerDirectRunner } from '../prepared-query.js';
 import type { Database } from '../schema.js';
+import { createDirectRunner } from './direct-runner.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 const STATEMENT_CACHE_SIZE = 256;
@@ -29,7 +31,7 @@ export function openSqlite(file: string): OpenedDatabase {
   sqlite.pragma('foreign_keys = ON');
   withStatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(sqlite) });
-  registerDirectRunner(db, directRunner(sqlite));
+  registerDirectRunner(db, createDirectRunner(sqlite));
   return {
     db,
     ping: async () => {
@@ -57,23 +59,6 @@ function withStatementCache(sqlite: SqliteDatabase.Database): void {
     }
     return statement;
   }) as typeof sqlite.prepare;
-}
-
-/**
- * better-sqlite3 is synchronous, so a statement run while no transaction is open on the
- * connection is atomic towards everything else in the process, exactly like one that
- * waited for Kysely's connection lock. While a transaction is open (it may be waiting
- * between its statements), the statement must not join it: it goes through Kysely, which
- * waits for the transaction to end. Results have the shape of Kysely's SQLite driver.
- */
-function directRunner(sqlite: SqliteDatabase.Database) {
-  return (sql: string, parameters: readonly unknown[]) => {
-    if (sqlite.inTransaction) return undefined;
-    const statement = sqlite.prepare(sql);
-    if (statement.reader) return { rows: statement.all(parameters) };
-    const { changes, lastInsertRowid } = statement.run(parameters);
-    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
-  };
 }
 
 /** Takes the write lock when a transaction starts, so the busy timeout applies to it. */

@@ -1,0 +1,100 @@
+/**
+ * The SQLite store's direct runner (src/storage/sqlite/direct-runner.ts): reads at once,
+ * writes committed in groups, and a group never half-committed. On a real SQLite file;
+ * `sqlite-faults.test.ts` covers a held write lock and a full disk on the whole server.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDirectRunner } from '../../src/storage/sqlite/direct-runner.js';
+import { tempDir } from '../helpers/test-database.js';
+
+const dirs: string[] = [];
+const open: SqliteDatabase.Database[] = [];
+afterEach(() => {
+  for (const db of open.splice(0)) if (db.open) db.close();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function database() {
+  const dir = tempDir('plauder-direct-');
+  dirs.push(dir);
+  const file = path.join(dir, 'test.db');
+  const sqlite = new SqliteDatabase(file, { timeout: 200 });
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.exec(`
+    create table counters (name text primary key, value integer not null check (value <= 3));
+    insert into counters values ('a', 0), ('b', 0);
+  `);
+  open.push(sqlite);
+  return { sqlite, file, run: createDirectRunner(sqlite) };
+}
+
+const bump = 'update counters set value = value + 1 where name = ? returning value';
+const value = (sqlite: SqliteDatabase.Database, name: string) =>
+  (sqlite.prepare('select value from counters where name = ?').get(name) as { value: number })
+    .value;
+
+describe('the SQLite direct runner', () => {
+  it('answers a read at once, without waiting for the event loop', () => {
+    const { run } = database();
+    const result = run('select value from counters where name = ?', ['a']);
+    expect(result).toEqual({ rows: [{ value: 0 }] });
+  });
+
+  it('commits the writes of one event-loop turn together and answers each its own result', async () => {
+    const { sqlite, run, file } = database();
+    const walBefore = fs.statSync(`${file}-wal`).size;
+    const results = await Promise.all([run(bump, ['a']), run(bump, ['b']), run(bump, ['a'])]);
+    expect(results.map((r) => r?.rows)).toEqual([[{ value: 1 }], [{ value: 1 }], [{ value: 2 }]]);
+    expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([2, 1]);
+    // One commit wrote the table's page once: one WAL frame (page + 24-byte header) and the
+    // commit's own, not one frame per write.
+    const grew = fs.statSync(`${file}-wal`).size - walBefore;
+    expect(grew).toBeGreaterThan(0);
+    expect(grew).toBeLessThanOrEqual(2 * (4096 + 24));
+  });
+
+  it('fails a write that breaks a constraint alone and commits the rest of its group', async () => {
+    const { sqlite, run } = database();
+    sqlite.prepare("update counters set value = 3 where name = 'b'").run();
+    const results = await Promise.allSettled([
+      run(bump, ['a']),
+      run(bump, ['b']),
+      run(bump, ['a']),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toContain('CHECK constraint');
+    expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([2, 3]);
+  });
+
+  it('fails the whole group and keeps nothing of it when the write lock is not granted', async () => {
+    const { sqlite, run, file } = database();
+    const other = new SqliteDatabase(file, { timeout: 0 });
+    open.push(other);
+    other.prepare('begin immediate').run();
+    const results = await Promise.allSettled([run(bump, ['a']), run(bump, ['b'])]);
+    other.prepare('rollback').run();
+
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/locked|busy/i);
+    expect(sqlite.inTransaction).toBe(false);
+    expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([0, 0]);
+    // The connection works again once the lock is free.
+    await expect(run(bump, ['a'])).resolves.toEqual({ rows: [{ value: 1 }] });
+  });
+
+  it('leaves statements to Kysely while a transaction is open, and holds a group until it ends', async () => {
+    const { sqlite, run } = database();
+    const queued = run(bump, ['a']);
+    sqlite.prepare('begin immediate').run();
+    sqlite.prepare("update counters set value = 3 where name = 'b'").run();
+    expect(run('select value from counters where name = ?', ['a'])).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    sqlite.prepare('rollback').run();
+
+    await expect(queued).resolves.toEqual({ rows: [{ value: 1 }] });
+    expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([1, 0]);
+  });
+});
