@@ -6,6 +6,12 @@
  *   node bench/tools/ab.mjs --baseline <git-ref> [--rounds 3] [-- <bench/run.mjs options>]
  *   node bench/tools/ab.mjs --baseline HEAD~1 -- --only plauder-openai --duration 5 --rates 500
  *
+ * To compare code at the same Node options when the shipped ones changed in between, give
+ * both sides the same: NODE_OPTIONS for the baseline's plauder (it inherits the bench's
+ * environment) and `--after-args=--node-args=...` for the working tree's, e.g.
+ *   NODE_OPTIONS=--max-semi-space-size=4 node bench/tools/ab.mjs --baseline 4d85eb8 \
+ *     --after-args=--node-args=--max-semi-space-size=4 -- --only plauder-session
+ *
  * The baseline is checked out into a temporary git worktree and built there; it shares this
  * tree's node_modules (a symlink), so it must not need a dependency this tree lacks. Each
  * side runs with its own bench/run.mjs, writing to a temp dir; the table compares the
@@ -23,6 +29,8 @@ const { values, positionals } = parseArgs({
   options: {
     baseline: { type: 'string' },
     rounds: { type: 'string', default: '3' },
+    // Options only the working tree's bench gets (one the baseline's bench may not know).
+    'after-args': { type: 'string', default: '' },
   },
   allowPositionals: true,
 });
@@ -71,7 +79,13 @@ try {
       process.stderr.write(`\n=== round ${round}: ${side.name}\n`);
       const run = spawnSync(
         process.execPath,
-        [path.join(side.dir, 'bench/run.mjs'), ...positionals, '--out', out],
+        [
+          path.join(side.dir, 'bench/run.mjs'),
+          ...positionals,
+          ...(side.dir === root ? values['after-args'].split(/\s+/).filter(Boolean) : []),
+          '--out',
+          out,
+        ],
         { cwd: side.dir, stdio: ['ignore', 'ignore', 'inherit'] },
       );
       if (run.status !== 0) process.stderr.write(`  (bench exited with ${run.status})\n`);
@@ -94,7 +108,7 @@ function cpuOf(closed) {
 function table(results, sides) {
   const ids = [...new Set(results.map((r) => r.id))];
   const lines = [
-    `Baseline ${baselineCommit} vs the working tree, ${rounds} alternating rounds; bench options: ${positionals.join(' ') || '(defaults)'}`,
+    `Baseline ${baselineCommit} vs the working tree, ${rounds} alternating rounds; bench options: ${positionals.join(' ') || '(defaults)'}${values['after-args'] ? `; working tree only: ${values['after-args']}` : ''}${process.env.NODE_OPTIONS ? `; NODE_OPTIONS=${process.env.NODE_OPTIONS}` : ''}`,
     '',
     '| scenario | round | req/s before | req/s after | × | CPU ms/req before | CPU ms/req after |',
     '|---|---:|---:|---:|---:|---:|---:|',
