@@ -16,7 +16,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../dist/config/config.js';
 import { createBuiltinCore } from '../../dist/core/builtin/create-builtin-core.js';
-import { hashKey, isWellFormedKey } from '../../dist/keys/key-format.js';
 import { createServices } from '../../dist/services.js';
 import { createStore } from '../../dist/storage/create-database.js';
 import { loadSecret } from '../../dist/storage/secret.js';
@@ -60,8 +59,10 @@ try {
 
   const parts = [
     ['parse the JSON body', () => JSON.parse(body.toString('utf8'))],
-    ['check and hash the key (CRC, SHA-256)', () => isWellFormedKey(key) && hashKey(key)],
-    ['authenticate: read the key', () => services.keys.authenticate(`Bearer ${key}`)],
+    [
+      'authenticate: check the key (CRC), hash it (SHA-256), read it',
+      () => services.keys.authenticate(`Bearer ${key}`),
+    ],
     [
       'reserve the quota (one write, committed alone)',
       () => services.quota.reserve(keyId, 1e9, now),

@@ -22,6 +22,7 @@ import { createDirectRunner } from './direct-runner.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 const STATEMENT_CACHE_SIZE = 256;
+const PAGE_CACHE_KIB = 4096;
 
 export function openSqlite(file: string): OpenedDatabase {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -29,6 +30,10 @@ export function openSqlite(file: string): OpenedDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
+  // better-sqlite3 builds SQLite with a 16 MB page cache; the operating system caches the
+  // file anyway, and 4 MB kept the same throughput with 10 000 stored sessions at 13 MB
+  // less RSS (bench/README.md).
+  sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   withStatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(sqlite) });
   registerDirectRunner(db, createDirectRunner(sqlite));
