@@ -8,8 +8,9 @@
  * 3. a typo: the closest vocabulary form within a Damerau-Levenshtein distance of 1
  *    (tokens of 5 to 8 letters) or 2 (9 letters or more), compared as written and, failing
  *    that, as German stem (`rotire` → `rotir` ≈ `roti`); shorter tokens are not corrected.
- * Tokens are resolved once and remembered in a bounded cache: the vocabulary of real
- * questions is small and repeats.
+ * Tokens, and pairs of neighbouring tokens tried as one word, are resolved once and
+ * remembered in bounded caches: the vocabulary of real questions is small and repeats, and a
+ * session's earlier turns are read again on each of its requests.
  */
 
 import { formsOf, type KnowledgeIndex } from '../knowledge/knowledge-index.js';
@@ -83,6 +84,7 @@ function createLookup(forms: ReadonlyMap<string, number>) {
 
 export function createTermResolver(index: KnowledgeIndex): TermResolver {
   const cache = new Map<string, Resolution>();
+  const pairs = new Map<string, TermPart | null>();
   const { lookup, withVerbEndings } = createLookup(index.forms);
   const starts = new Set([...index.forms.keys()].map((form) => form.slice(0, MIN_PART)));
   const compounds = createCompoundSplitter(
@@ -109,8 +111,13 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
       if (isNumber(first) || isNumber(second)) return undefined;
       const word = first + second;
       if (!starts.has(word.slice(0, MIN_PART)) || word.length > MAX_WORD_LENGTH) return undefined;
+      const cached = pairs.get(word);
+      if (cached !== undefined) return cached ?? undefined;
       const concepts = lookup(word);
-      return concepts === undefined ? undefined : exactPart(concepts);
+      const part = concepts === undefined ? null : exactPart(concepts);
+      if (pairs.size >= CACHE_LIMIT) pairs.clear();
+      pairs.set(word, part);
+      return part ?? undefined;
     },
     resolve(token) {
       const cached = cache.get(token);
