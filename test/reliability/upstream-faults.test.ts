@@ -154,6 +154,8 @@ describe('when the upstream process is killed and restarted mid-load', () => {
 });
 
 describe('many concurrent upstream failures', () => {
+  /** Idle pooled upstream connections close after 4 s (src/core/openai/upstream-client.ts). */
+  const POOL_IDLE_MS = 4_600;
   const WAVES = 5;
   const PER_WAVE = 200;
   const KINDS: UpstreamStep[] = [
@@ -180,7 +182,9 @@ describe('many concurrent upstream failures', () => {
     await upstream.reset();
     const warm = await burst(PER_WAVE, 'warm');
     expect(warm.every(isReply)).toBe(true);
-    await sleep(300);
+    // Both figures are taken once the pooled upstream connections have gone idle and
+    // closed (after 4 s): how many the pool held at that moment is not what is measured.
+    await sleep(POOL_IDLE_MS);
     await collectGarbage(pid);
     const before = await processFigures(pid, server.url);
 
@@ -202,7 +206,7 @@ describe('many concurrent upstream failures', () => {
       }
       await upstream.reset();
     }
-    await sleep(500);
+    await sleep(POOL_IDLE_MS);
     await collectGarbage(pid);
     const after = await processFigures(pid, server.url);
     const healthy = await burst(50, 'healthy');
