@@ -94,7 +94,14 @@ export const SCENARIOS = [
     label: 'plauder /api/chat, openai core → upstream',
     measure: PROXY,
     profiled: true,
-    start: startPlauderOpenAi,
+    start: (ctx) => startPlauderOpenAi(ctx),
+  },
+  {
+    id: 'plauder-openai-node-defaults',
+    group: 'proxy',
+    label: "plauder /api/chat, openai core → upstream, Node's default heap settings",
+    measure: { closed: true, open: false, sequential: false },
+    start: (ctx) => startPlauderOpenAi(ctx, { nodeDefaults: true }),
   },
   {
     id: 'portkey',
@@ -378,13 +385,13 @@ async function startBareProxy(ctx) {
   return { servers: [proxy, upstream], target };
 }
 
-async function startPlauderOpenAi(ctx) {
+async function startPlauderOpenAi(ctx, { nodeDefaults = false } = {}) {
   const upstream = await startUpstream(ctx);
   const { server, headers } = await startPlauder(ctx, {
     keys: 1,
     sessions: 0,
     core: 'openai',
-    nodeArgs: [...profileArgs(ctx), ...plauderNodeArgs(ctx)],
+    nodeArgs: [...profileArgs(ctx), ...(nodeDefaults ? [] : plauderNodeArgs(ctx))],
     env: {
       PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
       PLAUDER_OPENAI_MODEL: 'bench',
