@@ -10,9 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UPSTREAM_REPLY } from '../servers/upstream.mjs';
 import { freePort, makeTempDir, removeTempDir, runNode, startServer } from './children.mjs';
+import { MESSAGE } from './conversation.mjs';
 import { request } from './load.mjs';
 
-export const MESSAGE = 'Wie viele Anfragen habe ich im Monat?';
+export { MESSAGE };
+
 const PLANS = 'standard=1000,plus=5000,bench=1000000000';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 export const PORTKEY_VERSION = '1.15.2';

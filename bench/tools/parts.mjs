@@ -19,7 +19,7 @@ import { createBuiltinCore } from '../../dist/core/builtin/create-builtin-core.j
 import { createServices } from '../../dist/services.js';
 import { createStore } from '../../dist/storage/create-database.js';
 import { loadSecret } from '../../dist/storage/secret.js';
-import { MESSAGE } from '../lib/scenarios.mjs';
+import { conversation, MESSAGE } from '../lib/conversation.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -44,16 +44,9 @@ try {
   const { id: keyId, key } = issued.value;
   const now = Date.now();
   // A session at the full window, built by the core itself, as the bench seeds it.
-  const history = [];
-  for (let i = 0; i < config.sessionWindow; i++) {
-    const reply = await core.reply({
-      language: 'de',
-      message: MESSAGE,
-      history: [...history],
-      signal,
-    });
-    history.push({ message: MESSAGE, reply, language: 'de' });
-    await (await services.sessions.open(keyId, 'parts-0', now)).record(history[i], now);
+  const history = await conversation(config.sessionWindow, core);
+  for (const turn of history) {
+    await (await services.sessions.open(keyId, 'parts-0', now)).record(turn, now);
   }
   const body = Buffer.from(JSON.stringify({ message: MESSAGE, sessionId: 'parts-0' }));
 

@@ -22,15 +22,13 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../dist/config/config.js';
-import { createBuiltinCore } from '../../dist/core/builtin/create-builtin-core.js';
 import { displayPrefix, generateKey, hashKey } from '../../dist/keys/key-format.js';
 import { createServices } from '../../dist/services.js';
 import { sealWindow } from '../../dist/sessions/session-service.js';
 import { createTurnSealer } from '../../dist/sessions/turn-sealer.js';
 import { createStore } from '../../dist/storage/create-database.js';
 import { loadSecret } from '../../dist/storage/secret.js';
-
-const MESSAGE = 'Wie viele Anfragen habe ich im Monat?';
+import { conversation, MESSAGE } from '../lib/conversation.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -86,23 +84,6 @@ try {
   );
 } finally {
   await store.close();
-}
-
-/** MESSAGE asked `n` times in a row, answered by the built-in core with the growing history. */
-async function conversation(n) {
-  const core = createBuiltinCore();
-  const signal = new AbortController().signal;
-  const history = [];
-  for (let i = 0; i < n; i++) {
-    const reply = await core.reply({
-      language: 'de',
-      message: MESSAGE,
-      history: [...history],
-      signal,
-    });
-    history.push({ message: MESSAGE, reply, language: 'de' });
-  }
-  return history;
 }
 
 function bulkInsert(file, { keyId, now, month, turns, sealer }) {
