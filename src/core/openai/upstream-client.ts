@@ -98,7 +98,7 @@ interface SendParams {
  * One attempt on undici's handler API (`dispatch`), which skips the stream and promise
  * layers of `request()`: the body is a few KiB read into memory anyway. The attempt ends
  * when the first of these happens: the response is complete, the connection fails, the
- * attempt's timer fires, the caller aborts, or the body grows past the limit. A request
+ * attempt's timer fires, the caller aborts, or the body grows past the pool's limit. A request
  * still queued for a connection when the attempt ends is aborted as soon as it starts.
  */
 function sendOnce(pool: Pool, params: SendParams): Promise<AttemptResult> {
@@ -114,7 +114,6 @@ function sendOnce(pool: Pool, params: SendParams): Promise<AttemptResult> {
     let status = 0;
     let headers: UpstreamResponse['headers'] = {};
     const chunks: Buffer[] = [];
-    let size = 0;
 
     const finish = (result: AttemptResult) => {
       if (settled) return;
@@ -151,11 +150,7 @@ function sendOnce(pool: Pool, params: SendParams): Promise<AttemptResult> {
         headers = responseHeaders;
       },
       onResponseData(_controller, chunk) {
-        size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) {
-          stop({ kind: 'too_large', limitBytes: MAX_RESPONSE_BYTES }, new Error('reply too large'));
-          return;
-        }
+        // The pool's `maxResponseSize` ends a longer body with an error.
         chunks.push(chunk);
       },
       onResponseEnd() {

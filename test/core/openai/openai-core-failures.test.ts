@@ -140,6 +140,20 @@ describe('openai core: retries', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
+  it('refuses a reply larger than 4 MiB at once, without retrying', async () => {
+    const huge = JSON.stringify({
+      choices: [{ message: { content: 'x'.repeat(5 * 1024 * 1024) } }],
+    });
+    await fixture.upstream.script(
+      { raw: huge, contentType: 'application/json' },
+      { content: 'nope' },
+    );
+    const error = await failure(fixture.open({ maxRetries: 3 }).reply(ask()));
+    expect(error.code).toBe('core_unavailable');
+    expect(error.message).toContain(`larger than ${4 * 1024 * 1024} bytes`);
+    expect(await requestCount()).toBe(1);
+  });
+
   it('fails at once, without the key, when Node refuses to build the request', async () => {
     const error = await failure(
       fixture.open({ apiKey: 'sk-bad\nkey', maxRetries: 3 }).reply(ask()),
