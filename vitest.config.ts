@@ -2,16 +2,23 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Tests that never open a database (parsers, the cores against their fixtures, month
- * arithmetic): the dialect changes nothing for them, so they run in the sqlite project only.
+ * arithmetic), or only a SQLite file of their own whatever the project (the CLI's usage
+ * errors, `kb check` / `ask` and the SIGHUP reload): the dialect changes nothing for them,
+ * so they run in the sqlite project only.
  */
 const DATABASE_FREE = [
+  'test/cli/cli-usage-errors.test.ts',
+  'test/cli/knowledge-cli.test.ts',
   'test/config/**',
+  'test/house/**',
   'test/keys/key-format.test.ts',
   'test/quota/month-window.test.ts',
   'test/quota/refund-queue.test.ts',
   'test/storage/sqlite-direct-runner.test.ts',
-  'test/core/builtin/{builtin-config,conversations,knowledge-base,properties,text}.test.ts',
-  'test/core/openai/{openai-config,openai-core-failures,openai-core-pool,openai-core-request,openai-mock-api,retry-policy}.test.ts',
+  'test/core/builtin/{builtin-config,conversations,knowledge-base,knowledge-truth,properties,text}.test.ts',
+  'test/core/http/**',
+  'test/core/rasa/{rasa-config,rasa-core-failures,rasa-core-reply,rasa-core-request}.test.ts',
+  'test/core/openai/{openai-config,openai-core-failures,openai-core-pool,openai-core-request,openai-core-stream,openai-mock-api}.test.ts',
 ];
 
 /**
@@ -44,7 +51,8 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['test/**/*.test.ts'],
-          exclude: DATABASE_FREE,
+          // SQLite-only: faults of the SQLite file itself (a held write lock, a full disk).
+          exclude: [...DATABASE_FREE, 'test/reliability/sqlite-faults.test.ts'],
           env: { PLAUDER_TEST_DIALECT: 'postgres' },
           globalSetup: ['test/helpers/postgres-setup.ts'],
         },

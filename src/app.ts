@@ -4,38 +4,61 @@
  * listens: `server.ts` does that, tests and benchmarks listen on a loopback port.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
+import { createTakeTurn } from './chat/take-turn.js';
 import type { Config } from './config/config.js';
+import { type ConnectionGuard, guardConnections } from './connection-guard.js';
 import { errorBody } from './errors/api-error.js';
 import { statusOf } from './errors/error-codes.js';
 import { clientErrorHandler, installErrorHandlers } from './errors/error-handler.js';
+import { startWebhookSender } from './events/webhook-sender.js';
 import { KEY_PREFIX } from './keys/key-format.js';
 import { adminRoutes } from './routes/admin/admin-routes.js';
 import { chatRoutes } from './routes/api/chat/chat-routes.js';
 import { sessionRoutes } from './routes/api/session-routes.js';
 import { usageRoutes } from './routes/api/usage-routes.js';
+import { DEFAULT_PING_MS } from './routes/event-stream.js';
+import { MCP_ROUTE, mcpRoutes } from './routes/mcp/mcp-routes.js';
+import { completeOpenApi } from './routes/openapi-responses.js';
 import { docsRoutes } from './routes/ops/docs-routes.js';
 import { createMetrics, type Metrics } from './routes/ops/metrics.js';
 import { opsRoutes } from './routes/ops/ops-routes.js';
+import { rootRoute } from './routes/ops/root-route.js';
 import { errorBodySchema } from './routes/schemas.js';
+import { COMPLETIONS_ROUTE, v1Routes } from './routes/v1/v1-routes.js';
 import type { AppDeps } from './services.js';
 import { startSessionSweeper } from './sessions/session-sweeper.js';
+import { VERSION } from './version.js';
 
 export interface BuildAppOptions {
   /** Where JSON logs go (default stdout); tests capture them here. */
   readonly logStream?: NodeJS.WritableStream;
   /** Run the retention sweep on a timer (the server does; the CLI does not). */
   readonly sweepSessions?: boolean;
+  /**
+   * How long `close()` lets turns wait for the core before cancelling them (refunded,
+   * answered 500): shorter than the process's own shutdown deadline, so that no turn is
+   * counted without its reply being delivered. Default 20 s.
+   */
+  readonly turnDrainMs?: number;
+  /**
+   * How long a streamed reply may stay silent before a `: ping` comment is sent. Default
+   * 15 s (contract §9); tests pass less.
+   */
+  readonly streamPingMs?: number;
 }
 
+const TURN_DRAIN_MS = 20_000;
+
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-export const APP_VERSION = '0.1.0';
 
 export async function buildApp(
   config: Config,
@@ -47,6 +70,15 @@ export async function buildApp(
     // Nothing from the request is logged automatically; `onResponse` writes one safe line.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
+    // A slow client gets 408 (errors/error-handler.ts) instead of holding its connection.
+    requestTimeout: config.limits.requestTimeoutMs,
+    keepAliveTimeout: config.limits.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.limits.headersTimeoutMs,
+      // Node looks for expired requests this often (30 s by default, which would stretch a
+      // 10 s headers timeout to 40 s).
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.limits.headersTimeoutMs / 4)),
+    },
     // Session ids are up to 128 characters (more once percent-encoded).
     routerOptions: { maxParamLength: 256 },
     // The router's own refusals (bad percent-encoding, overlong parameters) use our envelope too.
@@ -78,19 +110,31 @@ export async function buildApp(
   await app.register(swagger, openApiOptions(config));
   installErrorHandlers(app);
   installCommonHooks(app, metrics);
-  installDrainOnClose(app);
+  const guard = guardConnections(app.server, config.limits.maxConnections);
+  installDrainOnClose(app, guard);
 
-  await app.register(chatRoutes, deps);
+  const stopping = stopTurnsOnClose(app, options.turnDrainMs ?? TURN_DRAIN_MS);
+  const takeTurn = createTakeTurn(deps.services, deps.core, { stopping });
+  const pingMs = options.streamPingMs ?? DEFAULT_PING_MS;
+  await app.register(chatRoutes, { ...deps, takeTurn, pingMs });
+  await app.register(v1Routes, { ...deps, takeTurn, pingMs, prefix: '/v1' });
+  await app.register(mcpRoutes, { ...deps, takeTurn, version: VERSION });
   await app.register(sessionRoutes, deps);
   await app.register(usageRoutes, deps);
-  await app.register(opsRoutes, { ...deps, metrics });
+  await app.register(opsRoutes, { ...deps, metrics, coreSettings: config.core });
   await app.register(docsRoutes);
+  await app.register(rootRoute, { consoleEnabled: config.adminToken !== undefined });
   // Without a token there is no admin surface at all: /admin paths are unknown routes (404).
   if (config.adminToken !== undefined) {
     await app.register(adminRoutes, { ...deps, adminToken: config.adminToken });
   }
 
-  if (options.sweepSessions) startSessionSweeper(app, deps.services);
+  if (options.sweepSessions) {
+    startSessionSweeper(app, deps.services, config.sessionSweepIntervalMs);
+  }
+  startWebhookSender(app, config.webhook, deps.services, (result) =>
+    metrics.webhookAttempts.inc({ result }),
+  );
   // Refunds still waiting for the database get a last attempt before the store closes.
   app.addHook('onClose', async () => {
     const lost = await deps.services.quota.flushRefunds();
@@ -107,18 +151,18 @@ function loggerOptions(config: Config, options: BuildAppOptions): FastifyServerO
 }
 
 function installCommonHooks(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    reply.header('x-request-id', request.id);
-  });
-
-  app.addHook('onResponse', async (request, reply) => {
+  /** One log line and the metrics of a request, when it is answered or its client left. */
+  const observe = (request: FastifyRequest, reply: FastifyReply, status: number) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const status = reply.statusCode;
     metrics.requests.inc({ route, method: request.method, status });
     metrics.duration.observe({ route }, reply.elapsedTime / 1000);
     const outcome = request.chatOutcome ?? request.errorCode;
-    if (route.startsWith('/api/chat'))
+    // An MCP request is a turn when it called the tool `chat` (and so has an outcome).
+    if (
+      route.startsWith('/api/chat') ||
+      route === COMPLETIONS_ROUTE ||
+      (route === MCP_ROUTE && request.chatOutcome)
+    )
       metrics.chatOutcomes.inc({ endpoint: route, outcome: outcome ?? 'unknown' });
     request.log.info(
       {
@@ -131,20 +175,56 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics): void {
       },
       'request',
     );
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    reply.header('x-request-id', request.id);
+    // A client that leaves before its answer is complete: Fastify's onResponse never runs.
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished) return;
+      request.chatOutcome = 'client_closed';
+      observe(request, reply, CLIENT_CLOSED_STATUS);
+    });
   });
+
+  app.addHook('onResponse', async (request, reply) => observe(request, reply, reply.statusCode));
+}
+
+/** nginx's "client closed request": the status logged when nobody was left to answer. */
+const CLIENT_CLOSED_STATUS = 499;
+
+/** A signal that aborts once `close()` has waited `drainMs` for in-flight turns. */
+function stopTurnsOnClose(app: FastifyInstance, drainMs: number): AbortSignal {
+  const controller = new AbortController();
+  // Every turn in flight listens to it (and stops listening when it ends): many at once is
+  // the normal case, not a leak.
+  setMaxListeners(0, controller.signal);
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    timer = setTimeout(() => controller.abort(), drainMs);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => clearTimeout(timer));
+  return controller.signal;
 }
 
 /**
  * `close()` waits for in-flight requests, but a keep-alive client would hold its
  * connection open until the keep-alive timeout. While closing, every response says
- * `Connection: close` and connections that fall idle are closed.
+ * `Connection: close`, and connections that fall idle are closed. So are connections that
+ * never carried a request (a client's pre-opened spare): Node counts them as busy, and
+ * `close()` would wait for its header timeout before they go.
  */
-function installDrainOnClose(app: FastifyInstance): void {
+function installDrainOnClose(app: FastifyInstance, guard: ConnectionGuard): void {
   let closing = false;
   let sweeper: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
     closing = true;
-    sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
+    sweeper = setInterval(() => {
+      app.server.closeIdleConnections();
+      for (const socket of guard.sockets()) if (socket.bytesRead === 0) socket.destroy();
+    }, 50);
     sweeper.unref();
   });
   app.addHook('onSend', async (_request, reply) => {
@@ -164,9 +244,11 @@ function openApiOptions(config: Config) {
       openapi: '3.1.0',
       info: {
         title: 'plauder',
-        version: APP_VERSION,
+        version: VERSION,
         description:
-          'Key-protected chat API: POST a message, get a reply. German at /api/chat, English at /api/chat-en.',
+          'Key-protected chat API: POST a message, get a reply (as JSON or as a stream of events). ' +
+          'German at /api/chat, English at /api/chat-en. OpenAI-compatible at /v1 ' +
+          '(POST /v1/chat/completions, GET /v1/models) for OpenAI clients and SDKs.',
       },
       components: {
         securitySchemes: {
@@ -179,6 +261,11 @@ function openApiOptions(config: Config) {
         },
       },
     },
+    // Descriptions, error codes and examples, headers and parameter patterns (see the module).
+    transformObject: (document: object) =>
+      completeOpenApi(
+        (document as { openapiObject: Record<string, unknown> }).openapiObject,
+      ) as never,
     refResolver: {
       buildLocalReference: (json: { $id?: unknown }, _base: unknown, _frag: unknown, i: number) =>
         String(json.$id ?? `def-${i}`),

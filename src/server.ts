@@ -1,11 +1,16 @@
 /**
  * @module server
  * The process: read the environment, open the store, build the app, listen, and shut
- * down gracefully on SIGTERM / SIGINT (in-flight requests finish, then the store closes).
+ * down gracefully on SIGTERM / SIGINT (in-flight requests finish, then the store closes);
+ * SIGHUP reloads the built-in core's knowledge base.
  */
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
-import { KnowledgeBaseError } from './core/builtin/create-builtin-core.js';
+import {
+  asBuiltinCore,
+  KnowledgeBaseError,
+  type ReloadResult,
+} from './core/builtin/create-builtin-core.js';
 import type { CoreAdapter } from './core/core-adapter.js';
 import { createCore } from './core/create-core.js';
 import { createServices } from './services.js';
@@ -30,6 +35,21 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const store = await createStore(config.database);
   const services = createServices(config, store, loadSecret(config.secret), Date.now);
   const app = await buildApp(config, { services, core }, { sweepSessions: true });
+
+  // The built-in core's knowledge file is reloaded when it changes and on SIGHUP; a broken
+  // new file is logged and the old one stays in use.
+  const builtin = asBuiltinCore(core);
+  if (builtin !== undefined) {
+    const report = (result: ReloadResult) =>
+      result.ok
+        ? app.log.info({ file: result.path, entries: result.entries }, 'knowledge base reloaded')
+        : app.log.error(
+            { file: result.path, problems: result.error.message.split('\n') },
+            'knowledge base not reloaded, the previous one stays in use',
+          );
+    builtin.watch(report);
+    process.on('SIGHUP', () => report(builtin.reload()));
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -5,12 +5,22 @@
  */
 import type { Config } from './config/config.js';
 import type { CoreAdapter } from './core/core-adapter.js';
+import { createEventOutbox, type EventOutbox } from './events/event-outbox.js';
+import {
+  createIdempotencyService,
+  type IdempotencyService,
+} from './idempotency/idempotency-service.js';
 import { createKeyService, type KeyService } from './keys/key-service.js';
 import { type Clock, createMonthWindows } from './quota/month-window.js';
 import { createQuotaService, type QuotaService } from './quota/quota-service.js';
 import { createSessionService, type SessionService } from './sessions/session-service.js';
 import { createTurnSealer } from './sessions/turn-sealer.js';
 import type { Store } from './storage/create-database.js';
+import {
+  createEventsRepository,
+  type EventsRepository,
+} from './storage/repositories/events-repository.js';
+import { createIdempotencyRepository } from './storage/repositories/idempotency-repository.js';
 import { createKeysRepository } from './storage/repositories/keys-repository.js';
 import { createSessionsRepository } from './storage/repositories/sessions-repository.js';
 import {
@@ -25,8 +35,19 @@ export interface Services {
   readonly quota: QuotaService;
   readonly usage: UsageRepository;
   readonly sessions: SessionService;
+  readonly idempotency: IdempotencyService;
+  /** Records events with the changes that cause them (a no-op without a receiver). */
+  readonly outbox: EventOutbox;
+  /** The outbox table and the receivers' state, for the sender and the admin API. */
+  readonly events: EventsRepository;
   readonly store: Store;
 }
+
+/**
+ * A claim on an Idempotency-Key outlives any turn: the core's deadline, plus time to store
+ * the turn on a slow database. Only a claim whose process died runs out.
+ */
+const IDEMPOTENCY_LEASE_MARGIN_MS = 60_000;
 
 export function createServices(
   config: Config,
@@ -35,16 +56,25 @@ export function createServices(
   clock: Clock,
 ): Services {
   const usage = createUsageRepository(store.db);
+  const sealer = createTurnSealer(secret);
+  const events = createEventsRepository(store.db, store.features);
+  const outbox = createEventOutbox(events, config.webhook !== undefined);
   return {
     config,
     clock,
     store,
     usage,
-    keys: createKeyService(createKeysRepository(store.db), config.plans, clock),
-    quota: createQuotaService(usage, createMonthWindows(config.quotaTimeZone)),
-    sessions: createSessionService(createSessionsRepository(store.db), createTurnSealer(secret), {
+    outbox,
+    events,
+    keys: createKeyService(createKeysRepository(store.db), config.plans, clock, outbox),
+    quota: createQuotaService(usage, createMonthWindows(config.quotaTimeZone), outbox),
+    sessions: createSessionService(createSessionsRepository(store.db), sealer, {
       window: config.sessionWindow,
       ttlMs: config.sessionTtlMs,
+    }),
+    idempotency: createIdempotencyService(createIdempotencyRepository(store.db), sealer, {
+      ttlMs: config.idempotencyTtlMs,
+      leaseMs: config.coreTimeoutMs + IDEMPOTENCY_LEASE_MARGIN_MS,
     }),
   };
 }

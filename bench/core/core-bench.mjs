@@ -4,9 +4,19 @@
  *
  *   npm run bench:core                                   # builds, then runs
  *   node bench/core/core-bench.mjs [--rounds 500] [--json-only]   # after `npm run build`
+ *   node bench/core/core-bench.mjs --nlpjs               # also NLP.js on the same requests
+ *
+ * `--nlpjs` installs NLP.js into bench/core/peers on first use (its own package.json and
+ * lock; never a dependency of the project), trains it on the same knowledge base (each
+ * entry an intent, its topics and keywords the utterances, its answers the answers) and
+ * times `nlp.process(language, message)` for the same messages, in the same process.
  *
  * See bench/core/README.md for what the mix contains and how to read the numbers.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createBuiltinCore } from '../../dist/core/builtin/create-builtin-core.js';
 
@@ -14,6 +24,7 @@ const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '500' },
     'json-only': { type: 'boolean', default: false },
+    nlpjs: { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -175,10 +186,12 @@ function summarise(samples) {
 const requests = await buildRequests();
 const byKind = new Map();
 const all = [];
+/** CPU time of this process per reply: what other processes on a shared machine do not inflate. */
+const cpuAll = [];
 const record = (kind, ms) => {
   all.push(ms);
-  let samples = byKind.get(kind);
-  if (samples === undefined) byKind.set(kind, (samples = []));
+  const samples = byKind.get(kind) ?? [];
+  byKind.set(kind, samples);
   samples.push(ms);
 };
 // Warm-up: let V8 optimise before measuring.
@@ -191,21 +204,29 @@ for (let round = 0; round < ROUNDS; round++) {
     request: { language: round % 2 ? 'de' : 'en', message: novelMessage(), history: [], signal },
   };
   for (const { kind, request } of [...requests, novel]) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     await core.reply(request);
     record(kind, performance.now() - t0);
+    const cpu = process.cpuUsage(c0);
+    cpuAll.push((cpu.user + cpu.system) / 1000);
   }
 }
 const elapsedMs = performance.now() - started;
 
 const total = summarise(all);
+const cpuTotal = summarise(cpuAll);
 const fmt = (ms) => `${(ms * 1000).toFixed(1)} µs`;
+const peer = values.nlpjs ? await benchNlpJs(requests) : undefined;
 if (!values['json-only']) {
   console.log(
     `built-in core: ${total.count} replies in ${elapsedMs.toFixed(0)} ms (${(total.count / (elapsedMs / 1000)).toFixed(0)} replies/s), Node ${process.version}`,
   );
   console.log(
     `all replies   median ${fmt(total.medianMs)}  p99 ${fmt(total.p99Ms)}  p99.9 ${fmt(total.p999Ms)}  max ${fmt(total.maxMs)}`,
+  );
+  console.log(
+    `CPU time      median ${fmt(cpuTotal.medianMs)}  p99 ${fmt(cpuTotal.p99Ms)}  p99.9 ${fmt(cpuTotal.p999Ms)}  max ${fmt(cpuTotal.maxMs)}`,
   );
   for (const [kind, samples] of byKind) {
     const s = summarise(samples);
@@ -214,12 +235,86 @@ if (!values['json-only']) {
     );
   }
 }
+if (peer !== undefined && !values['json-only']) {
+  console.log(
+    `NLP.js ${peer.version} (same messages, no history): median ${fmt(peer.medianMs)}  p99 ${fmt(peer.p99Ms)}  p99.9 ${fmt(peer.p999Ms)}  max ${fmt(peer.maxMs)}  (${peer.count} replies, trained in ${peer.trainMs.toFixed(0)} ms)`,
+  );
+  console.log(
+    `NLP.js CPU time  median ${fmt(peer.cpu.medianMs)}  p99 ${fmt(peer.cpu.p99Ms)}  p99.9 ${fmt(peer.cpu.p999Ms)}`,
+  );
+}
 console.log(
   JSON.stringify({
     bench: 'core-builtin',
     node: process.version,
     rounds: ROUNDS,
     ...total,
+    cpu: cpuTotal,
     byKind: Object.fromEntries([...byKind].map(([kind, samples]) => [kind, summarise(samples)])),
+    ...(peer === undefined ? {} : { nlpjs: peer }),
   }),
 );
+
+/** Installs bench/core/peers on first use; returns a require() that resolves from there. */
+function peerRequire() {
+  const peers = fileURLToPath(new URL('./peers/', import.meta.url));
+  if (!existsSync(`${peers}node_modules/@nlpjs/basic`)) {
+    if (!values['json-only']) console.log('installing NLP.js into bench/core/peers (first use)');
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const result = spawnSync(npm, ['ci', '--prefix', peers, '--no-audit', '--no-fund'], {
+      stdio: 'inherit',
+    });
+    if (result.status !== 0) throw new Error('npm ci in bench/core/peers failed');
+  }
+  return createRequire(`${peers}package.json`);
+}
+
+/** NLP.js trained on the same knowledge base, timed on the same messages. */
+async function benchNlpJs(requests) {
+  const require = peerRequire();
+  const { containerBootstrap, Nlp } = {
+    ...require('@nlpjs/basic'),
+    Nlp: require('@nlpjs/nlp').Nlp,
+  };
+  const { LangDe } = require('@nlpjs/lang-de');
+  const { LangEn } = require('@nlpjs/lang-en-min');
+  const container = await containerBootstrap();
+  container.use(LangDe);
+  container.use(LangEn);
+  const nlp = new Nlp({
+    languages: ['de', 'en'],
+    autoSave: false,
+    autoLoad: false,
+    nlu: { log: false },
+  });
+  nlp.container = container;
+  await nlp.start?.();
+  for (const indexed of core.index().entries) {
+    const { entry } = indexed;
+    const intent = entry.id;
+    for (const language of ['de', 'en']) {
+      nlp.addDocument(language, entry.topic[language], intent);
+      for (const keyword of entry.keywords) nlp.addDocument(language, keyword.text, intent);
+      nlp.addAnswer(language, intent, indexed.answer(language, core.index().facts.plans[0]));
+    }
+  }
+  const trainStarted = performance.now();
+  await nlp.train();
+  const trainMs = performance.now() - trainStarted;
+  const process_ = (request) => nlp.process(request.language, request.message);
+  for (let i = 0; i < 5; i++) for (const { request } of requests) await process_(request);
+  const samples = [];
+  const cpu = [];
+  for (let round = 0; round < Math.max(1, Math.floor(ROUNDS / 5)); round++) {
+    for (const { request } of requests) {
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      await process_(request);
+      samples.push(performance.now() - t0);
+      const used = process.cpuUsage(c0);
+      cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  const version = require('@nlpjs/basic/package.json').version;
+  return { version, trainMs, ...summarise(samples), cpu: summarise(cpu) };
+}

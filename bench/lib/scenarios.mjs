@@ -15,7 +15,8 @@ import { request } from './load.mjs';
 
 export { MESSAGE };
 
-const PLANS = 'standard=1000,plus=5000,bench=1000000000';
+const PLANS =
+  'standard=1000,plus=5000,bench=1000000000,bench-minute=1000000000/month+1000000000/minute';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 export const PORTKEY_VERSION = '1.15.2';
 
@@ -47,6 +48,13 @@ export const SCENARIOS = [
     start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 0 }),
   },
   {
+    id: 'plauder-minute',
+    group: 'plauder',
+    label: 'plauder /api/chat, no sessionId, plan with a per-minute limit',
+    measure: LIMIT,
+    start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 0, plan: 'bench-minute' }),
+  },
+  {
     id: 'plauder-session',
     group: 'plauder',
     label: 'plauder /api/chat + sessionId (20-turn window)',
@@ -54,6 +62,14 @@ export const SCENARIOS = [
     measure: LIMIT,
     profiled: true,
     start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 100 }),
+  },
+  {
+    id: 'plauder-one-session',
+    group: 'plauder',
+    label: 'plauder /api/chat, every connection on one sessionId (concurrent turns of one session)',
+    stored: '1 key, 1 session',
+    measure: { closed: true, open: false, sequential: false },
+    start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 1 }),
   },
   {
     id: 'plauder-session-node-defaults',
@@ -139,7 +155,7 @@ export const SCENARIOS = [
 ];
 
 /** Environment for children without the caller's own plauder settings. */
-function cleanEnv(extra) {
+export function cleanEnv(extra) {
   const env = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('PLAUDER_') && name !== 'PORT' && name !== 'HOST') env[name] = value;
@@ -171,9 +187,9 @@ async function startBare(ctx, script) {
   return { servers: [server], target };
 }
 
-async function startPlauder(
+export async function startPlauder(
   ctx,
-  { keys, sessions, core = ctx.opts.core, env = {}, nodeArgs = plauderNodeArgs(ctx) },
+  { keys, sessions, core = ctx.opts.core, env = {}, nodeArgs = plauderNodeArgs(ctx), plan },
 ) {
   const dir = makeTempDir('plauder-bench-');
   ctx.defer(() => removeTempDir(dir));
@@ -187,7 +203,15 @@ async function startPlauder(
   });
   const seeded = await runNode(
     path.join(ctx.root, 'bench/tools/seed-database.mjs'),
-    ['--keys', String(keys), '--sessions', String(sessions), '--turns', String(ctx.window)],
+    [
+      '--keys',
+      String(keys),
+      '--sessions',
+      String(sessions),
+      '--turns',
+      String(ctx.window),
+      ...(plan ? ['--plan', plan] : []),
+    ],
     baseEnv,
   );
   const seed = JSON.parse(seeded);
@@ -293,9 +317,9 @@ function profileArgs(ctx) {
   ];
 }
 
-async function startPlauderScenario(ctx, { keys, sessions, nodeDefaults = false }) {
+async function startPlauderScenario(ctx, { keys, sessions, nodeDefaults = false, plan }) {
   const nodeArgs = [...profileArgs(ctx), ...(nodeDefaults ? [] : plauderNodeArgs(ctx))];
-  const { server, seed, headers } = await startPlauder(ctx, { keys, sessions, nodeArgs });
+  const { server, seed, headers } = await startPlauder(ctx, { keys, sessions, nodeArgs, plan });
   const bodies =
     sessions === 0
       ? [JSON.stringify({ message: seed.message })]
@@ -331,6 +355,10 @@ async function startPlauderScenario(ctx, { keys, sessions, nodeDefaults = false 
     'a reply',
     check,
   );
+  if (plan === 'bench-minute') {
+    const policy = check.headers?.['ratelimit-policy'] ?? '';
+    expect(policy.includes('"minute";q=1000000000;w=60'), 'the per-minute policy', check);
+  }
   return { servers: [server], target };
 }
 
@@ -339,7 +367,7 @@ const OPENAI_BODY = JSON.stringify({
   messages: [{ role: 'user', content: MESSAGE }],
 });
 
-async function startUpstream(ctx) {
+export async function startUpstream(ctx) {
   const port = await freePort();
   return startServer({
     name: 'upstream',
@@ -448,7 +476,7 @@ async function startPortkey(ctx) {
 }
 
 /** Installs bench/peers (its own package.json and lock) on first use; returns the gateway's entry. */
-function ensurePortkey(ctx) {
+export function ensurePortkey(ctx) {
   const peers = path.join(ctx.root, 'bench/peers');
   const pkgDir = path.join(peers, 'node_modules/@portkey-ai/gateway');
   const pkgFile = path.join(pkgDir, 'package.json');

@@ -1,88 +1,194 @@
 /**
  * @module cli/keys-command
- * `plauder keys create | list | rotate | revoke | set-plan | activate | deactivate`.
+ * `plauder keys create | list | rotate | revoke | set-plan | activate | deactivate`, with
+ * the admin API's rules and messages (plan names, names, grace up to 365d, revoked keys).
  */
-import { parseArgs } from 'node:util';
-import { type IssuedKey, type KeyResult, keyStatus, keysWithUsage } from '../keys/key-service.js';
+import { loadConfig } from '../config/config.js';
+import { ERROR_MESSAGES } from '../errors/error-codes.js';
+import { parseGrace } from '../keys/grace.js';
+import type { IssuedKey } from '../keys/key-service.js';
+import {
+  createKey,
+  type KeyOutcome,
+  listKeys as listKeyViews,
+  revokeKey,
+  rotateKey,
+  updateKey,
+} from '../operations/key-operations.js';
+import { describePlan } from '../plans/plans.js';
 import type { Services } from '../services.js';
-import type { KeyRecord } from '../storage/repositories/keys-repository.js';
-import { parseDuration } from '../util/duration.js';
-import { CliError, type CliIo, withServices } from './cli-context.js';
+import { CliError, type CliIo, databaseName, withServices } from './cli-context.js';
+import { type Command, type Parsed, usageError } from './command-line.js';
 import { formatTable } from './format-table.js';
 
-type Handler = (args: string[], services: Services, io: CliIo) => Promise<void>;
+const ID = { name: 'ID', help: 'the key\'s id, key_..., as "plauder keys list" shows it' };
+const JSON_OPTION = { type: 'boolean', help: 'print JSON instead of text' } as const;
 
-const SUBCOMMANDS: Record<string, Handler> = {
-  create: createKey,
-  list: listKeys,
-  rotate: rotateKey,
-  revoke: (args, s, io) => changeKey(args, io, 'revoke', (id) => s.keys.revoke(id), 'revoked'),
-  activate: (args, s, io) =>
-    changeKey(args, io, 'activate', (id) => s.keys.update(id, { active: true }), 'activated'),
-  deactivate: (args, s, io) =>
-    changeKey(args, io, 'deactivate', (id) => s.keys.update(id, { active: false }), 'deactivated'),
-  'set-plan': setPlan,
-};
-
-export async function keysCommand(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  io: CliIo,
-): Promise<void> {
-  const [sub, ...rest] = args;
-  const handler = sub === undefined ? undefined : SUBCOMMANDS[sub];
-  if (!handler)
-    throw new CliError(`usage: plauder keys <${Object.keys(SUBCOMMANDS).join('|')}> ...`, 2);
-  await withServices(env, (services) => handler(rest, services, io));
+/** The configured plans, for error messages: "standard (1000 per month), plus (...)". */
+function planChoices(env: NodeJS.ProcessEnv): string[] {
+  return [...loadConfig(env).plans].map(([name, limits]) => `${name} (${describePlan(limits)})`);
 }
 
-async function createKey(args: string[], services: Services, io: CliIo): Promise<void> {
-  const { values } = parse(args, {
-    name: { type: 'string' },
-    plan: { type: 'string' },
-    inactive: { type: 'boolean' },
-    json: { type: 'boolean' },
-  });
-  if (!values.name || !values.plan)
-    throw new CliError('usage: plauder keys create --name N --plan P [--inactive] [--json]', 2);
-  const result = await services.keys.create({
-    name: values.name,
-    plan: values.plan,
-    active: !values.inactive,
-  });
-  printIssued(io, unwrap(result, services, values.plan), values.json === true, 'Created');
+function keysCommand(
+  sub: string,
+  spec: Omit<Command, 'path' | 'run'>,
+  run: (parsed: Parsed, services: Services, io: CliIo, command: Command) => Promise<void>,
+): Command {
+  const command: Command = {
+    path: `keys ${sub}`,
+    ...spec,
+    run: (parsed, env, io) =>
+      withServices(env, io, (services) => run(parsed, services, io, command)),
+  };
+  return command;
 }
 
-async function listKeys(args: string[], services: Services, io: CliIo): Promise<void> {
-  const { values } = parse(args, { json: { type: 'boolean' } });
-  const now = services.clock();
-  const month = services.quota.monthOf(now).month;
-  const keys = await keysWithUsage(services.keys, services.usage, month);
-  const rows = keys.map(({ key: k, used }) => ({
+function change(
+  sub: string,
+  summary: string,
+  apply: (services: Services, id: string) => Promise<KeyOutcome<unknown>>,
+  done: string,
+): Command {
+  return keysCommand(sub, { summary, args: [ID] }, async ({ positionals }, services, io) => {
+    const id = positionals[0] ?? '';
+    await unwrap(services, await apply(services, id), id);
+    io.out(`Key ${id} ${done}.`);
+  });
+}
+
+export const keysCommands: readonly Command[] = [
+  keysCommand(
+    'create',
+    {
+      summary: 'Create a key and print it once (only its hash is stored).',
+      options: {
+        name: { type: 'string', value: 'NAME', help: '1-100 printable characters', required: true },
+        plan: { type: 'string', value: 'PLAN', help: 'a configured plan', required: true },
+        inactive: { type: 'boolean', help: 'create the key with its plan inactive' },
+        json: { type: 'boolean', help: 'print {"id","key","name","plan","active"}' },
+      },
+      choices: (option, env) => (option === 'plan' ? planChoices(env) : undefined),
+      details:
+        'Example:\n  plauder keys create --name "my tool" --plan standard\n\nPlans come from PLAUDER_PLANS (default standard=1000,plus=5000).',
+    },
+    async ({ values }, services, io) => {
+      const name = String(values.name);
+      const plan = String(values.plan);
+      const result = await createKey(services, { name, plan, active: values.inactive !== true });
+      printIssued(
+        io,
+        await unwrap(services, result, undefined, plan),
+        values.json === true,
+        'Created',
+      );
+    },
+  ),
+  keysCommand(
+    'list',
+    {
+      summary:
+        "List the keys (never their secrets) with this month's usage and, for plans with a per-minute limit, this minute's.",
+      options: { json: JSON_OPTION },
+    },
+    listKeys,
+  ),
+  keysCommand(
+    'rotate',
+    {
+      summary: 'Give a key a new secret and print it once; id, plan, usage and sessions stay.',
+      args: [ID],
+      options: {
+        grace: {
+          type: 'string',
+          value: 'DURATION',
+          help: 'how long the old secret stays valid: 0 (default) to 365d, e.g. 30m, 24h, 7d',
+        },
+        json: { type: 'boolean', help: 'print {"id","key","name","plan","active"}' },
+      },
+    },
+    async ({ values, positionals }, services, io, command) => {
+      const id = positionals[0] ?? '';
+      const grace = values.grace === undefined ? '0' : String(values.grace);
+      const graceMs = parseGrace(grace);
+      if (graceMs === undefined)
+        throw usageError(
+          command,
+          `--grace: expected a duration from 0 to 365d, such as 30m, 24h or 7d, got "${grace}"`,
+        );
+      const issued = await unwrap(services, await rotateKey(services, id, grace), id);
+      printIssued(io, issued, values.json === true, 'Rotated');
+      if (values.json) return;
+      io.out(
+        graceMs > 0
+          ? `The old key stays valid for ${grace}, until ${issued.previousKeyExpiresAt}.`
+          : 'The old key is no longer valid.',
+      );
+    },
+  ),
+  change(
+    'revoke',
+    'Revoke a key: every secret of it is refused from the next request on.',
+    (s, id) => revokeKey(s, id),
+    'revoked',
+  ),
+  keysCommand(
+    'set-plan',
+    {
+      summary: "Move a key to another plan; this month's usage stays.",
+      args: [ID, { name: 'PLAN', help: 'a configured plan (PLAUDER_PLANS)' }],
+    },
+    async ({ positionals }, services, io) => {
+      const [id = '', plan = ''] = positionals;
+      await unwrap(services, await updateKey(services, id, { plan }), id, plan);
+      io.out(`Key ${id} is now on plan ${plan}.`);
+    },
+  ),
+  change(
+    'activate',
+    "Make a key's plan active: requests get replies again.",
+    (s, id) => updateKey(s, id, { active: true }),
+    'activated',
+  ),
+  change(
+    'deactivate',
+    "Make a key's plan inactive: requests get the soft error plan_inactive.",
+    (s, id) => updateKey(s, id, { active: false }),
+    'deactivated',
+  ),
+];
+
+async function listKeys({ values }: Parsed, services: Services, io: CliIo): Promise<void> {
+  const { month, keys } = await listKeyViews(services);
+  const rows = keys.map((k) => ({
     id: k.id,
     name: k.name,
     plan: k.plan,
-    status: keyStatus(k),
+    status: k.status,
     active: k.active,
-    revoked: k.revokedAt !== null,
+    revoked: k.status === 'revoked',
     displayPrefix: k.displayPrefix,
-    createdAt: new Date(k.createdAt).toISOString(),
+    createdAt: k.createdAt,
     month,
-    used,
-    limit: services.config.plans.get(k.plan) ?? null,
+    used: k.usage.used,
+    limit: k.usage.limit,
+    // This clock minute's requests against the plan's per-minute limit (null: none).
+    perMinute: k.usage.perMinute,
   }));
   if (values.json) return io.out(JSON.stringify(rows));
   if (rows.length === 0)
-    return io.out('No keys yet. Create one with: plauder keys create --name N --plan standard');
+    return io.out(
+      `No keys yet in ${databaseName(services.config.database)}. Create one with: plauder keys create --name N --plan standard`,
+    );
   io.out(
     formatTable(
-      ['ID', 'NAME', 'PLAN', 'STATUS', `USED ${month}`, 'KEY', 'CREATED'],
+      ['ID', 'NAME', 'PLAN', 'STATUS', `USED ${month}`, 'THIS MINUTE', 'KEY', 'CREATED'],
       rows.map((r) => [
         r.id,
         r.name,
         r.plan,
         r.status,
         `${r.used}/${r.limit ?? '?'}`,
+        r.perMinute === null ? '-' : `${r.perMinute.used}/${r.perMinute.limit}`,
         `${r.displayPrefix}…`,
         r.createdAt,
       ]),
@@ -90,57 +196,10 @@ async function listKeys(args: string[], services: Services, io: CliIo): Promise<
   );
 }
 
-async function rotateKey(args: string[], services: Services, io: CliIo): Promise<void> {
-  const { values, positionals } = parse(
-    args,
-    { grace: { type: 'string' }, json: { type: 'boolean' } },
-    1,
-  );
-  const id = positionals[0] as string;
-  const graceMs = values.grace === undefined ? 0 : parseDuration(values.grace);
-  if (graceMs === undefined)
-    throw new CliError(
-      `--grace: expected a duration such as 30m, 24h or 7d, got "${values.grace}"`,
-      2,
-    );
-  printIssued(
-    io,
-    unwrap(await services.keys.rotate(id, graceMs), services, undefined, id),
-    values.json === true,
-    'Rotated',
-  );
-  if (!values.json) {
-    io.out(
-      graceMs > 0
-        ? `The old key stays valid for ${values.grace}.`
-        : 'The old key is no longer valid.',
-    );
-  }
-}
-
-async function setPlan(args: string[], services: Services, io: CliIo): Promise<void> {
-  const { positionals } = parse(args, {}, 2);
-  const [id = '', plan = ''] = positionals;
-  const record = unwrap(await services.keys.update(id, { plan }), services, plan, id);
-  io.out(`Key ${record.id} is now on plan ${record.plan}.`);
-}
-
-async function changeKey(
-  args: string[],
-  io: CliIo,
-  verb: string,
-  change: (id: string) => Promise<KeyResult<KeyRecord>>,
-  done: string,
-): Promise<void> {
-  const { positionals } = parse(args, {}, 1, `usage: plauder keys ${verb} ID`);
-  const id = positionals[0] as string;
-  unwrap(await change(id), undefined, undefined, id);
-  io.out(`Key ${id} ${done}.`);
-}
-
 function printIssued(io: CliIo, issued: IssuedKey, json: boolean, verb: string): void {
   if (json) {
-    io.out(JSON.stringify(issued));
+    const { id, key, name, plan, active } = issued;
+    io.out(JSON.stringify({ id, key, name, plan, active }));
     return;
   }
   io.out(
@@ -152,37 +211,33 @@ function printIssued(io: CliIo, issued: IssuedKey, json: boolean, verb: string):
   io.out('');
 }
 
-function unwrap<T>(result: KeyResult<T>, services?: Services, plan?: string, id?: string): T {
+/**
+ * The value of a key operation, or the admin API's message for its problem: a plan that
+ * is not configured (exit 2, naming the plans), a bad name or grace (2), no such key or a
+ * revoked key (1).
+ */
+async function unwrap<T>(
+  services: Services,
+  result: KeyOutcome<T>,
+  id?: string,
+  plan?: string,
+): Promise<T> {
   if (result.ok) return result.value;
   switch (result.problem) {
-    case 'not_found':
-      throw new CliError(`No active key with id "${id}".`);
     case 'unknown_plan':
       throw new CliError(
-        `Unknown plan "${plan}". Plans: ${[...(services?.config.plans.keys() ?? [])].join(', ')}.`,
+        `Unknown plan "${plan}": ${ERROR_MESSAGES.plan_unknown} Plans: ${[...services.config.plans]
+          .map(([name, limits]) => `${name} (${describePlan(limits)})`)
+          .join(', ')}.`,
         2,
       );
     case 'invalid_name':
-      throw new CliError('The name must be 1-100 printable characters.', 2);
-  }
-}
-
-type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
-
-function parse<O extends Options>(args: string[], options: O, positionalCount = 0, usage?: string) {
-  try {
-    const parsed = parseArgs({
-      args,
-      options: options ?? {},
-      allowPositionals: positionalCount > 0,
-      strict: true,
-    });
-    if (parsed.positionals.length !== positionalCount)
-      throw new Error(`expected ${positionalCount} argument(s)`);
-    return parsed as ReturnType<
-      typeof parseArgs<{ args: string[]; options: O; allowPositionals: true }>
-    >;
-  } catch (error) {
-    throw new CliError(usage ?? (error as Error).message, 2);
+      throw new CliError(ERROR_MESSAGES.name_invalid.replace('The field "name"', 'The name'), 2);
+    case 'invalid_grace':
+      throw new CliError(ERROR_MESSAGES.grace_invalid.replace('The field "grace"', '--grace'), 2);
+    case 'revoked':
+      throw new CliError(`Key ${id}: ${ERROR_MESSAGES.key_revoked}`);
+    case 'not_found':
+      throw new CliError(`Key ${id}: ${ERROR_MESSAGES.key_not_found} See "plauder keys list".`);
   }
 }

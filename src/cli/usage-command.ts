@@ -1,55 +1,51 @@
 /**
  * @module cli/usage-command
- * `plauder usage [--month YYYY-MM] [--json]`: requests per key in a month.
+ * `plauder usage [--month YYYY-MM] [--json]`: requests per key in a month, listing the
+ * keys that existed in that month (as the admin API's usage report does).
  */
-import { parseArgs } from 'node:util';
-import { keysWithUsage } from '../keys/key-service.js';
-import { CliError, type CliIo, withServices } from './cli-context.js';
+import { monthUsageReport } from '../operations/usage-operations.js';
+import { withServices } from './cli-context.js';
+import { type Command, usageError } from './command-line.js';
 import { formatTable } from './format-table.js';
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 
-export async function usageCommand(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  io: CliIo,
-): Promise<void> {
-  let values: { month?: string; json?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: { month: { type: 'string' }, json: { type: 'boolean' } },
-      strict: true,
-    }));
-  } catch (error) {
-    throw new CliError(
-      `${(error as Error).message}\nusage: plauder usage [--month YYYY-MM] [--json]`,
-      2,
-    );
-  }
-  if (values.month !== undefined && !MONTH.test(values.month)) {
-    throw new CliError(`--month: expected YYYY-MM, got "${values.month}"`, 2);
-  }
-  await withServices(env, async (services) => {
-    const month = values.month ?? services.quota.monthOf(services.clock()).month;
-    const keys = (await keysWithUsage(services.keys, services.usage, month)).map(
-      ({ key: k, used }) => ({
-        id: k.id,
-        name: k.name,
-        plan: k.plan,
+export const usageCommand: Command = {
+  path: 'usage',
+  summary:
+    'Requests per key in a month (default: this month, in PLAUDER_QUOTA_TIMEZONE), for the keys that existed in that month, and their total.',
+  options: {
+    month: { type: 'string', value: 'YYYY-MM', help: 'the month, e.g. 2026-11' },
+    json: {
+      type: 'boolean',
+      help: 'print {"month","total","keys":[{"id","name","plan","used","limit"}]}',
+    },
+  },
+  async run({ values }, env, io) {
+    const requested = values.month === undefined ? undefined : String(values.month);
+    if (requested !== undefined && !MONTH.test(requested))
+      throw usageError(usageCommand, `--month: expected YYYY-MM, e.g. 2026-11, got "${requested}"`);
+    await withServices(env, io, async (services) => {
+      const report = await monthUsageReport(services, requested);
+      const { month, total, timeZone } = report;
+      const keys = report.keys.map(({ id, name, plan, used, limit }) => ({
+        id,
+        name,
+        plan,
         used,
-        limit: services.config.plans.get(k.plan) ?? null,
-      }),
-    );
-    const total = keys.reduce((sum, k) => sum + k.used, 0);
-    if (values.json) return io.out(JSON.stringify({ month, total, keys }));
-    io.out(`Usage in ${month} (${services.config.quotaTimeZone}):`);
-    io.out(
-      formatTable(
-        ['ID', 'NAME', 'PLAN', 'USED', 'LIMIT'],
-        keys.map((k) => [k.id, k.name, k.plan, String(k.used), String(k.limit ?? '?')]),
-      ),
-    );
-    io.out(`Total: ${total}`);
-  });
-}
+        limit,
+      }));
+      if (values.json) return io.out(JSON.stringify({ month, total, keys }));
+      io.out(`Usage in ${month} (${timeZone}):`);
+      if (keys.length === 0) io.out(`No keys existed in ${month}.`);
+      else
+        io.out(
+          formatTable(
+            ['ID', 'NAME', 'PLAN', 'USED', 'LIMIT'],
+            keys.map((k) => [k.id, k.name, k.plan, String(k.used), String(k.limit ?? '?')]),
+          ),
+        );
+      io.out(`Total: ${total}`);
+    });
+  },
+};

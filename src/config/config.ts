@@ -5,18 +5,38 @@
  * the CLI entry read `process.env`; everything else receives a `Config`.
  */
 import path from 'node:path';
-import { type BuiltinCoreOptions, readBuiltinCoreConfig } from '../core/builtin/builtin-config.js';
-import { type OpenAiCoreOptions, readOpenAiCoreConfig } from '../core/openai/openai-config.js';
-import { parseDuration } from '../util/duration.js';
-import { type Plans, parsePlans } from './plans.js';
+import { BUILTIN_SETTINGS, readBuiltinCoreConfig } from '../core/builtin/builtin-config.js';
+import { CORE_KINDS, type CoreKind, type CoreSettings } from '../core/core-settings.js';
+import { OPENAI_SETTINGS, readOpenAiCoreConfig } from '../core/openai/openai-config.js';
+import { RASA_SETTINGS, readRasaCoreConfig } from '../core/rasa/rasa-config.js';
+import { DEFAULT_PLANS, type Plans, parsePlans } from '../plans/plans.js';
+import {
+  duration,
+  type Env,
+  integer,
+  matching,
+  oneOf,
+  optional,
+  readSettings,
+  type Setting,
+  setting,
+  text,
+} from '../util/settings.js';
+import { readWebhookConfig, WEBHOOK_SETTINGS, type WebhookConfig } from './webhook-config.js';
 
-export type CoreKind = 'builtin' | 'openai' | 'placeholder';
+export type { CoreKind, CoreSettings };
 
-/** The chosen core and its settings, read and checked with the rest of the config. */
-export type CoreSettings =
-  | { readonly kind: 'builtin'; readonly options: BuiltinCoreOptions }
-  | { readonly kind: 'openai'; readonly options: OpenAiCoreOptions }
-  | { readonly kind: 'placeholder' };
+/** How long a client may take, and how many may be connected at once (see `connection-guard.ts`). */
+export interface ConnectionLimits {
+  /** Receiving the whole request, headers and body: 408 after it. */
+  readonly requestTimeoutMs: number;
+  /** Receiving the request line and headers: 408 after it (idle new connections too). */
+  readonly headersTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open between requests. */
+  readonly keepAliveTimeoutMs: number;
+  /** Open connections at most; a new one beyond it closes the oldest that carries no request. */
+  readonly maxConnections: number;
+}
 
 export interface Config {
   readonly host: string;
@@ -30,8 +50,11 @@ export interface Config {
   /** How many earlier turns the core receives (and the store keeps) per session. */
   readonly sessionWindow: number;
   readonly sessionSweepIntervalMs: number;
+  /** How long the outcome of a request with an Idempotency-Key is replayed. */
+  readonly idempotencyTtlMs: number;
   readonly messageMaxChars: number;
   readonly bodyLimitBytes: number;
+  readonly limits: ConnectionLimits;
   readonly core: CoreSettings;
   readonly coreTimeoutMs: number;
   readonly logLevel: string;
@@ -39,6 +62,8 @@ export interface Config {
   readonly secret: SecretSource;
   /** Bearer token of the admin API; undefined = the admin API and console are 404. */
   readonly adminToken: string | undefined;
+  /** Where events are sent (§12); undefined = no receiver, no events are recorded. */
+  readonly webhook: WebhookConfig | undefined;
 }
 
 export type DatabaseConfig =
@@ -61,37 +86,121 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** Sessions and stored outcomes are compared with timestamps, never waited for with a timer. */
+const TEN_YEARS_MS = 3650 * 86_400_000;
+const ADMIN_TOKEN_MIN_LENGTH = 24;
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const CORE_KINDS: readonly CoreKind[] = ['builtin', 'openai', 'placeholder'];
+/** The settings of the service itself; the cores' and the webhook's are in their modules. */
+const SETTINGS = {
+  host: setting('HOST', text(), '127.0.0.1'),
+  port: setting('PORT', integer(0, 65_535), '3000'),
+  databaseUrl: setting(
+    'PLAUDER_DATABASE_URL',
+    matching('sqlite:<path> or postgres://…', () => true, { quote: false }),
+    'sqlite:./data/plauder.db',
+  ),
+  poolSize: setting('PLAUDER_DATABASE_POOL_SIZE', integer(1, 1000), '10'),
+  plans: setting('PLAUDER_PLANS', text(), DEFAULT_PLANS),
+  quotaTimeZone: setting(
+    'PLAUDER_QUOTA_TIMEZONE',
+    matching(
+      'an IANA time zone such as Europe/Berlin',
+      (zone) => canonicalZone(zone) !== undefined,
+    ),
+    'UTC',
+  ),
+  sessionTtlMs: setting(
+    'PLAUDER_SESSION_TTL',
+    duration({ max: TEN_YEARS_MS, example: '30s, 15m, 24h or 30d' }),
+    '30d',
+  ),
+  sessionWindow: setting('PLAUDER_SESSION_WINDOW', integer(0, 1000), '20'),
+  sessionSweepIntervalMs: setting('PLAUDER_SESSION_SWEEP_INTERVAL', duration(), '1h'),
+  idempotencyTtlMs: setting('PLAUDER_IDEMPOTENCY_TTL', duration({ max: TEN_YEARS_MS }), '24h'),
+  messageMaxChars: setting('PLAUDER_MESSAGE_MAX_CHARS', integer(1, 1_000_000), '4000'),
+  bodyLimitBytes: setting('PLAUDER_BODY_LIMIT', integer(1024, 16_777_216), '65536'),
+  requestTimeoutMs: setting('PLAUDER_REQUEST_TIMEOUT', duration({ min: 100 }), '30s'),
+  headersTimeoutMs: setting('PLAUDER_HEADERS_TIMEOUT', duration({ min: 100 }), '10s'),
+  keepAliveTimeoutMs: setting('PLAUDER_KEEP_ALIVE_TIMEOUT', duration({ min: 100 }), '5s'),
+  maxConnections: setting('PLAUDER_MAX_CONNECTIONS', integer(1, 1_000_000), '10000'),
+  core: setting('PLAUDER_CORE', oneOf(CORE_KINDS), 'builtin'),
+  coreTimeoutMs: setting('PLAUDER_CORE_TIMEOUT', duration(), '60s'),
+  logLevel: setting('PLAUDER_LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),
+  secret: optional(
+    'PLAUDER_SECRET',
+    matching(
+      '32 random bytes in base64 (openssl rand -base64 32)',
+      (value) => Buffer.from(value, 'base64').length === 32,
+      { quote: false },
+    ),
+  ),
+  adminToken: optional(
+    'PLAUDER_ADMIN_TOKEN',
+    matching(
+      `at least ${ADMIN_TOKEN_MIN_LENGTH} characters without spaces (openssl rand -base64 32)`,
+      (token) => token.length >= ADMIN_TOKEN_MIN_LENGTH && !/\s/.test(token),
+      { quote: false },
+    ),
+  ),
+} satisfies Record<string, Setting<unknown>>;
+
+/**
+ * Every setting the service reads, with its default: the README's configuration table is
+ * tested against this list (test/config/settings-readme.test.ts).
+ */
+export const ALL_SETTINGS: readonly Setting<unknown>[] = [
+  ...Object.values(SETTINGS),
+  ...BUILTIN_SETTINGS,
+  ...OPENAI_SETTINGS,
+  ...RASA_SETTINGS,
+  ...WEBHOOK_SETTINGS,
+];
 
 export function loadConfig(env: Env): Config {
   const problems: string[] = [];
-  const database = parseDatabaseUrl(env, problems);
+  const s = readSettings(env, SETTINGS, problems);
+  const database = parseDatabaseUrl(s.databaseUrl, s.poolSize, problems);
+  const plans = readPlans(s.plans, problems);
+  const webhook = readWebhookConfig(env, problems);
+  if (s.headersTimeoutMs > s.requestTimeoutMs) {
+    problems.push('PLAUDER_HEADERS_TIMEOUT: expected at most PLAUDER_REQUEST_TIMEOUT');
+  }
   const config: Config = {
-    host: env.HOST ?? '127.0.0.1',
-    port: readInt(env, 'PORT', 3000, 0, 65_535, problems),
+    host: s.host,
+    port: s.port,
     database,
-    plans: readPlans(env, problems),
-    quotaTimeZone: readTimeZone(env, problems),
-    sessionTtlMs: readDuration(env, 'PLAUDER_SESSION_TTL', '30d', problems),
-    sessionWindow: readInt(env, 'PLAUDER_SESSION_WINDOW', 20, 0, 1000, problems),
-    sessionSweepIntervalMs: readDuration(env, 'PLAUDER_SESSION_SWEEP_INTERVAL', '1h', problems),
-    messageMaxChars: readInt(env, 'PLAUDER_MESSAGE_MAX_CHARS', 4000, 1, 1_000_000, problems),
-    bodyLimitBytes: readInt(env, 'PLAUDER_BODY_LIMIT', 65_536, 1024, 16_777_216, problems),
-    core: readCoreSettings(env, problems),
-    coreTimeoutMs: readDuration(env, 'PLAUDER_CORE_TIMEOUT', '60s', problems),
-    logLevel: readLogLevel(env, problems),
-    secret: readSecret(env, database, problems),
-    adminToken: readAdminToken(env, problems),
+    plans,
+    quotaTimeZone: canonicalZone(s.quotaTimeZone) ?? 'UTC',
+    sessionTtlMs: s.sessionTtlMs,
+    sessionWindow: s.sessionWindow,
+    sessionSweepIntervalMs: s.sessionSweepIntervalMs,
+    idempotencyTtlMs: s.idempotencyTtlMs,
+    messageMaxChars: s.messageMaxChars,
+    bodyLimitBytes: s.bodyLimitBytes,
+    limits: Object.freeze({
+      requestTimeoutMs: s.requestTimeoutMs,
+      headersTimeoutMs: s.headersTimeoutMs,
+      keepAliveTimeoutMs: s.keepAliveTimeoutMs,
+      maxConnections: s.maxConnections,
+    }),
+    core: readCoreSettings(s.core, env, problems),
+    coreTimeoutMs: s.coreTimeoutMs,
+    logLevel: s.logLevel,
+    secret: readSecret(
+      s.secret,
+      env.PLAUDER_SECRET?.trim() ? 'given' : 'unset',
+      database,
+      problems,
+    ),
+    adminToken: s.adminToken,
+    webhook,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
 
-function parseDatabaseUrl(env: Env, problems: string[]): DatabaseConfig {
-  const url = env.PLAUDER_DATABASE_URL || 'sqlite:./data/plauder.db';
+function parseDatabaseUrl(url: string, poolSize: number, problems: string[]): DatabaseConfig {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === ':memory:') return { dialect: 'sqlite', file };
@@ -102,7 +211,6 @@ function parseDatabaseUrl(env: Env, problems: string[]): DatabaseConfig {
     if (!URL.canParse(url)) {
       problems.push(`PLAUDER_DATABASE_URL: not a valid URL: "${redactUrl(url)}"`);
     }
-    const poolSize = readInt(env, 'PLAUDER_DATABASE_POOL_SIZE', 10, 1, 1000, problems);
     return { dialect: 'postgres', url, poolSize };
   }
   problems.push(
@@ -116,86 +224,46 @@ export function redactUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@').slice(0, 80);
 }
 
-function readInt(
-  env: Env,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-  problems: string[],
-): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
-    problems.push(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
-    return fallback;
-  }
-  return value;
-}
-
-function readDuration(env: Env, name: string, fallback: string, problems: string[]): number {
-  const raw = env[name] || fallback;
-  const ms = parseDuration(raw);
-  if (ms === undefined || ms <= 0) {
-    problems.push(`${name}: expected a duration such as 30s, 15m, 24h or 30d, got "${raw}"`);
-    return parseDuration(fallback) ?? 1;
-  }
-  return ms;
-}
-
-function readPlans(env: Env, problems: string[]): Plans {
-  const result = parsePlans(env.PLAUDER_PLANS || 'standard=1000,plus=5000');
+function readPlans(text: string, problems: string[]): Plans {
+  const result = parsePlans(text);
   if (!result.ok) {
-    problems.push(`PLAUDER_PLANS: ${result.problem}`);
-    return parsePlans('standard=1000,plus=5000').plans ?? new Map();
+    for (const problem of result.problems) problems.push(`PLAUDER_PLANS: ${problem}`);
+    return parsePlans(DEFAULT_PLANS).plans ?? new Map();
   }
   return result.plans;
 }
 
-function readTimeZone(env: Env, problems: string[]): string {
-  const zone = env.PLAUDER_QUOTA_TIMEZONE || 'UTC';
+/** The zone's canonical name, or undefined when `Intl` does not know it. */
+function canonicalZone(zone: string): string | undefined {
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    problems.push(`PLAUDER_QUOTA_TIMEZONE: "${zone}" is not an IANA time zone`);
-    return 'UTC';
+    return undefined;
   }
 }
 
-function readCoreSettings(env: Env, problems: string[]): CoreSettings {
-  const kind = (env.PLAUDER_CORE || 'builtin') as CoreKind;
+function readCoreSettings(kind: CoreKind, env: Env, problems: string[]): CoreSettings {
   switch (kind) {
     case 'builtin':
       return { kind, options: readBuiltinCoreConfig(env, problems) };
     case 'openai':
       return { kind, options: readOpenAiCoreConfig(env, problems) };
+    case 'rasa':
+      return { kind, options: readRasaCoreConfig(env, problems) };
     case 'placeholder':
       return { kind };
-    default:
-      problems.push(`PLAUDER_CORE: expected one of ${CORE_KINDS.join(', ')}, got "${kind}"`);
-      return { kind: 'placeholder' };
   }
 }
 
-function readLogLevel(env: Env, problems: string[]): string {
-  const level = env.PLAUDER_LOG_LEVEL || 'info';
-  if (!LOG_LEVELS.includes(level)) {
-    problems.push(`PLAUDER_LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
-    return 'info';
-  }
-  return level;
-}
-
-function readSecret(env: Env, database: DatabaseConfig, problems: string[]): SecretSource {
-  const raw = env.PLAUDER_SECRET;
-  if (raw) {
-    const value = Buffer.from(raw, 'base64');
-    if (value.length !== 32) {
-      problems.push('PLAUDER_SECRET: expected 32 random bytes in base64 (openssl rand -base64 32)');
-    }
-    return { kind: 'value', value };
-  }
+/** `raw` is undefined when unset or invalid (`given`: invalid, and already reported). */
+function readSecret(
+  raw: string | undefined,
+  given: 'given' | 'unset',
+  database: DatabaseConfig,
+  problems: string[],
+): SecretSource {
+  if (raw) return { kind: 'value', value: Buffer.from(raw, 'base64') };
+  if (given === 'given') return { kind: 'value', value: Buffer.alloc(0) };
   if (database.dialect === 'postgres') {
     // Every instance must seal and read sessions with the same secret, and keeping it
     // in the database it protects would defeat the encryption at rest.
@@ -206,18 +274,4 @@ function readSecret(env: Env, database: DatabaseConfig, problems: string[]): Sec
   }
   if (database.file === ':memory:') return { kind: 'value', value: Buffer.alloc(0) };
   return { kind: 'file', file: `${database.file}.secret` };
-}
-
-const ADMIN_TOKEN_MIN_LENGTH = 24;
-
-function readAdminToken(env: Env, problems: string[]): string | undefined {
-  const token = env.PLAUDER_ADMIN_TOKEN;
-  if (token === undefined || token === '') return undefined;
-  if (token.length < ADMIN_TOKEN_MIN_LENGTH || /\s/.test(token)) {
-    problems.push(
-      `PLAUDER_ADMIN_TOKEN: expected at least ${ADMIN_TOKEN_MIN_LENGTH} characters without spaces (openssl rand -base64 32)`,
-    );
-    return undefined;
-  }
-  return token;
 }

@@ -6,8 +6,12 @@
 
 export const ERROR_CODES = [
   'invalid_api_key',
+  'idempotency_key_invalid',
+  'idempotency_key_in_flight',
+  'idempotency_key_reused',
   'plan_inactive',
   'quota_exceeded',
+  'rate_limited',
   'body_invalid',
   'message_missing',
   'message_invalid',
@@ -17,6 +21,7 @@ export const ERROR_CODES = [
   'core_unavailable',
   'core_timeout',
   'payload_too_large',
+  'request_timeout',
   'bad_request',
   'not_found',
   'method_not_allowed',
@@ -61,6 +66,7 @@ export function statusOf(code: ErrorCode): number {
     case 'plan_unknown':
     case 'month_invalid':
     case 'grace_invalid':
+    case 'idempotency_key_invalid':
       return 400;
     case 'invalid_api_key':
     case 'admin_unauthorized':
@@ -71,11 +77,17 @@ export function statusOf(code: ErrorCode): number {
       return 404;
     case 'method_not_allowed':
       return 405;
+    case 'request_timeout':
+      return 408;
     case 'key_revoked':
+    case 'idempotency_key_in_flight':
       return 409;
     case 'payload_too_large':
       return 413;
+    case 'idempotency_key_reused':
+      return 422;
     case 'quota_exceeded':
+    case 'rate_limited':
       return 429;
     case 'internal_error':
     case 'core_unavailable':
@@ -89,8 +101,16 @@ export function statusOf(code: ErrorCode): number {
 /** English, for developers reading `error.message`; never contains request data. */
 export const ERROR_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   invalid_api_key: 'The API key is missing, malformed, unknown or no longer valid.',
+  idempotency_key_invalid:
+    'The Idempotency-Key header must be 1-255 printable ASCII characters, bare or as a quoted string.',
+  idempotency_key_in_flight:
+    'A request with this Idempotency-Key is still running. Retry after it has finished.',
+  idempotency_key_reused:
+    'This Idempotency-Key was already used with another endpoint or another request body.',
   plan_inactive: 'The plan of this API key is inactive.',
   quota_exceeded: 'The monthly request limit of this API key is reached.',
+  rate_limited:
+    'The per-minute request limit of this API key is reached. Retry after the Retry-After seconds.',
   body_invalid: 'The request body must be a JSON object sent as application/json.',
   message_missing: 'The field "message" is missing or empty.',
   message_invalid: 'The field "message" must be a string.',
@@ -100,6 +120,7 @@ export const ERROR_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   core_unavailable: 'The conversational core is unavailable. Please try again later.',
   core_timeout: 'The conversational core did not answer in time. Please try again later.',
   payload_too_large: 'The request body is larger than allowed.',
+  request_timeout: 'The request was not received completely in time.',
   bad_request: 'The request could not be understood.',
   not_found: 'No such route.',
   method_not_allowed: 'This method is not allowed on this route.',

@@ -4,8 +4,9 @@
  * the return value of `create` / `rotate`; everything stored is its hash.
  */
 import { randomBytes } from 'node:crypto';
-import type { Plans } from '../config/plans.js';
-import type { Clock } from '../quota/month-window.js';
+import type { EventOutbox } from '../events/event-outbox.js';
+import type { KeyRef } from '../events/events.js';
+import type { Plans } from '../plans/plans.js';
 import type {
   KeyAuthRecord,
   KeyPatch,
@@ -13,7 +14,11 @@ import type {
   KeysRepository,
 } from '../storage/repositories/keys-repository.js';
 import type { UsageRepository } from '../storage/repositories/usage-repository.js';
+import type { Clock } from '../util/clock.js';
 import { displayPrefix, generateKey, hashKey, isWellFormedKey } from './key-format.js';
+
+/** A stored key as the rest of the service sees it (its table row stays inside storage). */
+export type { KeyAuthRecord, KeyPatch, KeyRecord };
 
 export interface IssuedKey {
   readonly id: string;
@@ -22,6 +27,11 @@ export interface IssuedKey {
   readonly name: string;
   readonly plan: string;
   readonly active: boolean;
+}
+
+export interface RotatedKey extends IssuedKey {
+  /** When the secrets before this rotation stop working (ISO 8601). */
+  readonly previousKeyExpiresAt: string;
 }
 
 export type KeyResult<T> =
@@ -35,7 +45,7 @@ export interface KeyService {
   get(id: string): Promise<KeyRecord | undefined>;
   list(): Promise<KeyRecord[]>;
   update(id: string, patch: KeyPatch): Promise<KeyResult<KeyRecord>>;
-  rotate(id: string, graceMs?: number): Promise<KeyResult<IssuedKey>>;
+  rotate(id: string, graceMs?: number): Promise<KeyResult<RotatedKey>>;
   revoke(id: string): Promise<KeyResult<KeyRecord>>;
 }
 
@@ -50,18 +60,51 @@ export function keyStatus(key: Pick<KeyRecord, 'revokedAt' | 'active'>): KeyStat
   return key.active ? 'active' : 'inactive';
 }
 
-/** Every key with its requests in `month` (0 for keys without a counter row). */
+/**
+ * Whether a key existed during [startMs, endMs): created before its end and not revoked
+ * before its start. A month's usage report lists only such keys (and any with requests).
+ */
+export function existedDuring(
+  key: Pick<KeyRecord, 'createdAt' | 'revokedAt'>,
+  window: { readonly startMs: number; readonly endMs: number },
+): boolean {
+  return (
+    key.createdAt < window.endMs && (key.revokedAt === null || key.revokedAt >= window.startMs)
+  );
+}
+
+/**
+ * Every key with its requests in `month` (0 for keys without a counter row) and in the
+ * clock minute `minute` (Unix ms / 60 000).
+ */
 export async function keysWithUsage(
   keys: Pick<KeyService, 'list'>,
   usage: Pick<UsageRepository, 'forMonth'>,
   month: string,
-): Promise<{ key: KeyRecord; used: number }[]> {
+  minute = -1,
+): Promise<{ key: KeyRecord; used: number; minuteUsed: number }[]> {
   const [records, rows] = await Promise.all([keys.list(), usage.forMonth(month)]);
-  const used = new Map(rows.map((row) => [row.keyId, row.used]));
-  return records.map((key) => ({ key, used: used.get(key.id) ?? 0 }));
+  const counts = new Map(rows.map((row) => [row.keyId, row]));
+  return records.map((key) => {
+    const row = counts.get(key.id);
+    return {
+      key,
+      used: row?.used ?? 0,
+      minuteUsed: row !== undefined && row.minute === minute ? row.minuteUsed : 0,
+    };
+  });
 }
 
-export function createKeyService(keys: KeysRepository, plans: Plans, clock: Clock): KeyService {
+/**
+ * Every change records its event (key.created, key.rotated, key.revoked, key.updated) in
+ * the change's own transaction, through the outbox.
+ */
+export function createKeyService(
+  keys: KeysRepository,
+  plans: Plans,
+  clock: Clock,
+  outbox: EventOutbox,
+): KeyService {
   async function found(id: string): Promise<KeyResult<KeyRecord>> {
     const record = await keys.get(id);
     return record ? { ok: true, value: record } : { ok: false, problem: 'not_found' };
@@ -73,10 +116,13 @@ export function createKeyService(keys: KeysRepository, plans: Plans, clock: Cloc
       if (!isValidName(name)) return { ok: false, problem: 'invalid_name' };
       const key = generateKey();
       const id = newKeyId();
+      const now = clock();
       await keys.create(
         { id, name, plan, active, hash: hashKey(key), displayPrefix: displayPrefix(key) },
-        clock(),
+        now,
+        outbox.record({ type: 'key.created', data: { keyId: id, name, plan, active } }, now),
       );
+      outbox.committed();
       return { ok: true, value: { id, key, name, plan, active } };
     },
 
@@ -95,7 +141,13 @@ export function createKeyService(keys: KeysRepository, plans: Plans, clock: Cloc
         return { ok: false, problem: 'unknown_plan' };
       if (patch.name !== undefined && !isValidName(patch.name))
         return { ok: false, problem: 'invalid_name' };
-      if (!(await keys.update(id, patch, clock()))) return { ok: false, problem: 'not_found' };
+      const before = await keys.get(id);
+      if (!before) return { ok: false, problem: 'not_found' };
+      const now = clock();
+      const event = updatedEvent(before, patch);
+      const steps = event ? outbox.record(event, now) : [];
+      if (!(await keys.update(id, patch, now, steps))) return { ok: false, problem: 'not_found' };
+      if (event) outbox.committed();
       return found(id);
     },
 
@@ -103,23 +155,65 @@ export function createKeyService(keys: KeysRepository, plans: Plans, clock: Cloc
       const record = await keys.get(id);
       if (!record || record.revokedAt !== null) return { ok: false, problem: 'not_found' };
       const key = generateKey();
+      const now = clock();
+      const previousKeyExpiresAt = new Date(now + graceMs).toISOString();
       const rotated = await keys.rotate(
         id,
         { hash: hashKey(key), displayPrefix: displayPrefix(key) },
         graceMs,
-        clock(),
+        now,
+        outbox.record(
+          { type: 'key.rotated', data: { ...keyRef(record), previousKeyExpiresAt } },
+          now,
+        ),
       );
       if (!rotated) return { ok: false, problem: 'not_found' };
+      outbox.committed();
       return {
         ok: true,
-        value: { id, key, name: record.name, plan: record.plan, active: record.active },
+        value: {
+          id,
+          key,
+          name: record.name,
+          plan: record.plan,
+          active: record.active,
+          previousKeyExpiresAt,
+        },
       };
     },
 
     async revoke(id) {
-      if (!(await keys.revoke(id, clock()))) return { ok: false, problem: 'not_found' };
+      const record = await keys.get(id);
+      if (!record) return { ok: false, problem: 'not_found' };
+      const now = clock();
+      const steps = outbox.record({ type: 'key.revoked', data: keyRef(record) }, now);
+      if (!(await keys.revoke(id, now, steps))) return { ok: false, problem: 'not_found' };
+      outbox.committed();
       return found(id);
     },
+  };
+}
+
+function keyRef(record: Pick<KeyRecord, 'id' | 'name' | 'plan'>): KeyRef {
+  return { keyId: record.id, name: record.name, plan: record.plan };
+}
+
+/** key.updated with the fields that change and their values before; none if nothing does. */
+function updatedEvent(before: KeyRecord, patch: KeyPatch) {
+  const previous: { name?: string; plan?: string; active?: boolean } = {};
+  if (patch.name !== undefined && patch.name !== before.name) previous.name = before.name;
+  if (patch.plan !== undefined && patch.plan !== before.plan) previous.plan = before.plan;
+  if (patch.active !== undefined && patch.active !== before.active) previous.active = before.active;
+  if (Object.keys(previous).length === 0) return undefined;
+  const after = {
+    id: before.id,
+    name: patch.name ?? before.name,
+    plan: patch.plan ?? before.plan,
+    active: patch.active ?? before.active,
+  };
+  return {
+    type: 'key.updated' as const,
+    data: { ...keyRef(after), active: after.active, previous },
   };
 }
 
@@ -128,9 +222,21 @@ function isValidName(name: string): boolean {
   return trimmed.length > 0 && trimmed.length <= KEY_NAME_MAX && !/\p{Cc}/u.test(name);
 }
 
-/** Public, not secret: `key_` + 16 base36 characters. */
-function newKeyId(): string {
+const KEY_ID_LENGTH = 16;
+/** The largest multiple of 36 within a byte: bytes from it up would favour the first letters. */
+const KEY_ID_BYTE_LIMIT = 252;
+
+/**
+ * Public, not secret: `key_` + 16 base36 characters, each equally likely (rejection
+ * sampling: `byte % 36` over all 256 byte values would pick 0-3 more often than the rest).
+ */
+export function newKeyId(random: (size: number) => Buffer = randomBytes): string {
   let id = 'key_';
-  for (const byte of randomBytes(16)) id += KEY_ID_ALPHABET[byte % 36];
+  while (id.length < 4 + KEY_ID_LENGTH) {
+    for (const byte of random(KEY_ID_LENGTH)) {
+      if (byte < KEY_ID_BYTE_LIMIT && id.length < 4 + KEY_ID_LENGTH)
+        id += KEY_ID_ALPHABET[byte % 36];
+    }
+  }
   return id;
 }

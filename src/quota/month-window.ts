@@ -13,7 +13,7 @@ export interface MonthWindow {
   readonly endMs: number;
 }
 
-export type Clock = () => number;
+export type { Clock } from '../util/clock.js';
 
 export interface MonthWindows {
   readonly timeZone: string;
@@ -85,4 +85,13 @@ export function createMonthWindows(timeZone: string): MonthWindows {
       return window;
     },
   };
+}
+
+/**
+ * The window named `YYYY-MM`: the 15th at noon UTC lies inside that month in every time
+ * zone (offsets stay within ±14 h).
+ */
+export function windowOfMonth(at: (nowMs: number) => MonthWindow, month: string): MonthWindow {
+  const [year = 0, monthNumber = 1] = month.split('-').map(Number);
+  return at(Date.UTC(year, monthNumber - 1, 15, 12));
 }

@@ -1,22 +1,54 @@
 /**
  * @module quota/quota-service
- * Monthly quota per key: reserve one request atomically before the core runs, refund it
- * when the core fails. The month is always the one the request was admitted in.
+ * A key's limits: the monthly quota and, when its plan has one, the per-minute limit.
+ * One request is reserved atomically against both before the core runs and refunded
+ * when the core fails. The month is always the one the request was admitted in, the
+ * minute the clock minute it was admitted in. A reservation that brings the month to
+ * 80 % or 100 % records `quota.warning` / `quota.exhausted` in the same transaction.
  */
+
+import type { EventOutbox } from '../events/event-outbox.js';
+import { warningAt } from '../events/events.js';
 import type { UsageRepository } from '../storage/repositories/usage-repository.js';
 import type { MonthWindow, MonthWindows } from './month-window.js';
 import { createRefundQueue } from './refund-queue.js';
+
+/** The key as its limits need it (the name and plan go into events). */
+export interface QuotaKey {
+  readonly id: string;
+  readonly name: string;
+  readonly plan: string;
+  /** Requests per month. */
+  readonly limit: number;
+  /** Requests per clock minute; undefined = none. */
+  readonly minuteLimit: number | undefined;
+}
+
+export interface MinuteState {
+  readonly limit: number;
+  readonly used: number;
+  /** The clock minute: [startMs, endMs). */
+  readonly startMs: number;
+  readonly endMs: number;
+}
 
 export interface QuotaState {
   readonly limit: number;
   readonly used: number;
   readonly window: MonthWindow;
   readonly nowMs: number;
+  /** The per-minute limit's state; undefined when the plan has none. */
+  readonly minute: MinuteState | undefined;
 }
 
 export type Reservation =
   | { readonly ok: true; readonly state: QuotaState; refund(): Promise<void> }
-  | { readonly ok: false; readonly state: QuotaState };
+  | {
+      readonly ok: false;
+      /** `month`: quota_exceeded; `minute`: rate_limited. */
+      readonly refusedBy: 'month' | 'minute';
+      readonly state: QuotaState;
+    };
 
 export interface MonthUsage {
   /** `YYYY-MM` in the quota time zone. */
@@ -25,8 +57,8 @@ export interface MonthUsage {
 }
 
 export interface QuotaService {
-  reserve(keyId: string, limit: number, nowMs: number): Promise<Reservation>;
-  current(keyId: string, limit: number, nowMs: number): Promise<QuotaState>;
+  reserve(key: QuotaKey, nowMs: number): Promise<Reservation>;
+  current(key: Pick<QuotaKey, 'id' | 'limit' | 'minuteLimit'>, nowMs: number): Promise<QuotaState>;
   monthOf(nowMs: number): MonthWindow;
   /** Refunds not yet written because the database did not answer (retried in the background). */
   pendingRefunds(): number;
@@ -36,22 +68,86 @@ export interface QuotaService {
   history(keyId: string, nowMs: number, count: number): Promise<MonthUsage[]>;
 }
 
-export function createQuotaService(usage: UsageRepository, windows: MonthWindows): QuotaService {
-  const refunds = createRefundQueue((keyId, month) => usage.refund(keyId, month));
+export const MINUTE_MS = 60_000;
+
+/** The clock minute containing `nowMs`, as a number (Unix ms / 60 000). */
+export function minuteOf(nowMs: number): number {
+  return Math.floor(nowMs / MINUTE_MS);
+}
+
+export function createQuotaService(
+  usage: UsageRepository,
+  windows: MonthWindows,
+  outbox: EventOutbox,
+): QuotaService {
+  const refunds = createRefundQueue((keyId, month, minute) => usage.refund(keyId, month, minute));
+
+  const stateOf = (
+    key: Pick<QuotaKey, 'limit' | 'minuteLimit'>,
+    window: MonthWindow,
+    nowMs: number,
+    used: number,
+    minuteUsed: number,
+  ): QuotaState => ({
+    limit: key.limit,
+    used,
+    window,
+    nowMs,
+    minute:
+      key.minuteLimit === undefined
+        ? undefined
+        : {
+            limit: key.minuteLimit,
+            used: minuteUsed,
+            startMs: minuteOf(nowMs) * MINUTE_MS,
+            endMs: (minuteOf(nowMs) + 1) * MINUTE_MS,
+          },
+  });
+
   return {
-    async reserve(keyId, limit, nowMs) {
+    async reserve(key, nowMs) {
       const window = windows.at(nowMs);
-      const used = await usage.reserve(keyId, window.month, limit);
-      if (used === undefined) return { ok: false, state: { limit, used: limit, window, nowMs } };
+      const minute = minuteOf(nowMs);
+      const warnAt = warningAt(key.limit);
+      const record = (used: number) => {
+        const data = {
+          keyId: key.id,
+          name: key.name,
+          plan: key.plan,
+          month: window.month,
+          used,
+          limit: key.limit,
+        };
+        return [
+          ...(used === warnAt ? outbox.record({ type: 'quota.warning', data }, nowMs) : []),
+          ...(used === key.limit ? outbox.record({ type: 'quota.exhausted', data }, nowMs) : []),
+        ];
+      };
+      const outcome = await usage.reserve({
+        keyId: key.id,
+        month: window.month,
+        limit: key.limit,
+        minute,
+        minuteLimit: key.minuteLimit,
+        watch: outbox.enabled ? [warnAt, key.limit] : [],
+        record,
+      });
+      const state = stateOf(key, window, nowMs, outcome.used, outcome.minuteUsed);
+      if (!outcome.admitted) return { ok: false, refusedBy: outcome.refusedBy, state };
+      if (outbox.enabled && (outcome.used === warnAt || outcome.used === key.limit)) {
+        outbox.committed();
+      }
       return {
         ok: true,
-        state: { limit, used, window, nowMs },
-        refund: () => refunds.refund(keyId, window.month),
+        state,
+        refund: () => refunds.refund(key.id, window.month, minute),
       };
     },
-    async current(keyId, limit, nowMs) {
+    async current(key, nowMs) {
       const window = windows.at(nowMs);
-      return { limit, used: await usage.used(keyId, window.month), window, nowMs };
+      const row = await usage.row(key.id, window.month);
+      const minuteUsed = row.minute === minuteOf(nowMs) ? row.minuteUsed : 0;
+      return stateOf(key, window, nowMs, row.used, minuteUsed);
     },
     monthOf: (nowMs) => windows.at(nowMs),
     pendingRefunds: () => refunds.pending(),
@@ -79,16 +175,37 @@ export function monthsEndingWith(month: string, count: number): string[] {
   return months;
 }
 
-/** `RateLimit` / `RateLimit-Policy` (IETF draft) and the common `X-RateLimit-*` headers. */
+/**
+ * `RateLimit-Policy` / `RateLimit` (IETF draft-11: one list item per policy, the monthly
+ * one first, then the minute when the plan has one) and the common `X-RateLimit-*`
+ * headers, which describe the monthly policy.
+ */
 export function rateLimitHeaders(state: QuotaState): Record<string, string> {
   const remaining = Math.max(0, state.limit - state.used);
   const windowSeconds = Math.round((state.window.endMs - state.window.startMs) / 1000);
-  const resetSeconds = Math.max(0, Math.ceil((state.window.endMs - state.nowMs) / 1000));
+  const resetSeconds = secondsUntil(state.window.endMs, state.nowMs);
+  let policy = `"monthly";q=${state.limit};w=${windowSeconds}`;
+  let limits = `"monthly";r=${remaining};t=${resetSeconds}`;
+  const { minute } = state;
+  if (minute !== undefined) {
+    policy += `, "minute";q=${minute.limit};w=${MINUTE_MS / 1000}`;
+    limits += `, "minute";r=${Math.max(0, minute.limit - minute.used)};t=${secondsUntil(minute.endMs, state.nowMs)}`;
+  }
   return {
-    'ratelimit-policy': `"monthly";q=${state.limit};w=${windowSeconds}`,
-    ratelimit: `"monthly";r=${remaining};t=${resetSeconds}`,
+    'ratelimit-policy': policy,
+    ratelimit: limits,
     'x-ratelimit-limit': String(state.limit),
     'x-ratelimit-remaining': String(remaining),
     'x-ratelimit-reset': String(Math.floor(state.window.endMs / 1000)),
   };
+}
+
+/** `Retry-After` of a refusal: seconds until the refusing window frees up (at least 1). */
+export function retryAfterSeconds(state: QuotaState, refusedBy: 'month' | 'minute'): number {
+  const endMs = refusedBy === 'minute' && state.minute ? state.minute.endMs : state.window.endMs;
+  return Math.max(1, secondsUntil(endMs, state.nowMs));
+}
+
+function secondsUntil(endMs: number, nowMs: number): number {
+  return Math.max(0, Math.ceil((endMs - nowMs) / 1000));
 }

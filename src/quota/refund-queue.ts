@@ -8,7 +8,7 @@
 
 export interface RefundQueue {
   /** Refunds now, or keeps retrying in the background; never throws. */
-  refund(keyId: string, month: string): Promise<void>;
+  refund(keyId: string, month: string, minute?: number): Promise<void>;
   /** Refunds waiting for the database. */
   pending(): number;
   /** One last attempt for everything pending (at shutdown); returns how many are left. */
@@ -18,10 +18,17 @@ export interface RefundQueue {
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
 
+interface Refund {
+  readonly keyId: string;
+  readonly month: string;
+  /** The clock minute the request was counted in (its per-minute counter). */
+  readonly minute: number | undefined;
+}
+
 export function createRefundQueue(
-  write: (keyId: string, month: string) => Promise<void>,
+  write: (keyId: string, month: string, minute: number | undefined) => Promise<void>,
 ): RefundQueue {
-  const waiting: { keyId: string; month: string }[] = [];
+  const waiting: Refund[] = [];
   let timer: NodeJS.Timeout | undefined;
   let delay = FIRST_RETRY_MS;
   // One drain at a time: two would write the same waiting refund twice.
@@ -32,9 +39,9 @@ export function createRefundQueue(
     draining ??= (async () => {
       try {
         while (waiting.length > 0) {
-          const next = waiting[0] as { keyId: string; month: string };
+          const next = waiting[0] as Refund;
           try {
-            await write(next.keyId, next.month);
+            await write(next.keyId, next.month, next.minute);
           } catch {
             return false;
           }
@@ -64,11 +71,11 @@ export function createRefundQueue(
   };
 
   return {
-    async refund(keyId, month) {
+    async refund(keyId, month, minute) {
       try {
-        await write(keyId, month);
+        await write(keyId, month, minute);
       } catch {
-        waiting.push({ keyId, month });
+        waiting.push({ keyId, month, minute });
         schedule();
       }
     },

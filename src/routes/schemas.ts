@@ -35,6 +35,11 @@ export const chatRequestSchema = {
       description:
         'Enables memory; requests with the same value (under the same key) form one conversation.',
     },
+    stream: {
+      type: 'boolean',
+      description:
+        '`true` asks for the reply as a stream of events (as does `Accept: text/event-stream`).',
+    },
   },
 } as const;
 
@@ -53,7 +58,56 @@ export const chatResponseSchema = {
   },
 } as const;
 
+/** The events of a streamed `/api/chat` answer, for the OpenAPI document (contract §9). */
+export const chatEventStreamSchema = {
+  type: 'string',
+  description:
+    'Server-Sent Events, sent when the request has `Accept: text/event-stream` or ' +
+    '`"stream": true` and every check before the core has passed (each earlier refusal ' +
+    'answers as JSON, exactly as without streaming). Events: `event: delta` with ' +
+    '`data: {"text": "..."}`, one or more, whose texts joined are the reply; then `event: done` ' +
+    'with `data: {"reply": "<the whole reply>"}` (counted once, here), or `event: error` with ' +
+    '`data: {"error": {"code", "message", "requestId"}}` when the core failed after the ' +
+    'stream began (not counted, nothing stored). A `: ping` comment comes at least every 15 s ' +
+    'while nothing else is sent. A replayed idempotent reply is one delta, then done.',
+  example:
+    'event: delta\ndata: {"text":"Hallo! "}\n\nevent: delta\ndata: {"text":"Wie kann ich helfen?"}\n\n' +
+    'event: done\ndata: {"reply":"Hallo! Wie kann ich helfen?"}\n\n',
+} as const;
+
+/** A chat answer: JSON, or the event stream when one was asked for. */
+export const chatAnswerSchema = {
+  description: 'A reply or soft error as JSON, or the reply as an event stream.',
+  content: {
+    'application/json': { schema: chatResponseSchema },
+    'text/event-stream': { schema: chatEventStreamSchema },
+  },
+} as const;
+
 export const bearerSecurity = [{ bearerKey: [] }];
+
+/** Documents the optional `Idempotency-Key` request header of the chat front doors. */
+export const idempotencyKeyHeader = {
+  type: 'object',
+  properties: {
+    accept: {
+      type: 'string',
+      description:
+        '`text/event-stream` asks for the reply as a stream of events (as does `"stream": true` in the body).',
+    },
+    'idempotency-key': {
+      type: 'string',
+      minLength: 1,
+      maxLength: 257,
+      description:
+        'Makes a retry safe: 1-255 printable ASCII characters, bare or as a quoted string. ' +
+        'A repeat with the same key, endpoint and body within PLAUDER_IDEMPOTENCY_TTL (24 h) ' +
+        'gets the first 200 answer again, with `Idempotent-Replayed: true`, and is not counted; ' +
+        'another body or endpoint gets 422 `idempotency_key_reused`, a repeat while the first ' +
+        'still runs 409 `idempotency_key_in_flight` with `Retry-After: 1`.',
+    },
+  },
+} as const;
 
 export const sessionIdParams = {
   type: 'object',
@@ -88,9 +142,21 @@ export const usageSchema = {
   properties: {
     plan: { type: 'string' },
     active: { type: 'boolean' },
-    limit: { type: 'integer' },
+    limit: { type: 'integer', description: 'Requests per month.' },
     used: { type: 'integer' },
     remaining: { type: 'integer' },
     resetsAt: { type: 'string', format: 'date-time' },
+    perMinute: {
+      type: 'object',
+      description:
+        "The plan's per-minute limit in the current clock minute; absent when the plan has none.",
+      required: ['limit', 'used', 'remaining', 'resetsAt'],
+      properties: {
+        limit: { type: 'integer' },
+        used: { type: 'integer' },
+        remaining: { type: 'integer' },
+        resetsAt: { type: 'string', format: 'date-time' },
+      },
+    },
   },
 } as const;

@@ -4,9 +4,12 @@
  * can read or delete, and the retention sweep. Always scoped by key id.
  *
  * The window is stored as one sealed value on the session's row, so a request reads its
- * memory with one row and one decryption and stores its turn with one statement.
+ * memory with one row and one decryption. A turn is stored with a short read-modify-write
+ * under the session's lock, after whatever the session holds by then: concurrent turns of
+ * one session all land, in the order they finish, and none has to be retried.
  */
 import type { Language, Turn } from '../core/core-adapter.js';
+import type { WriteStep } from '../storage/prepared-query.js';
 import type {
   SessionRow,
   SessionsRepository,
@@ -21,8 +24,14 @@ export interface StoredSessionTurn extends Turn {
 export interface OpenSession {
   /** The memory window, oldest first; empty for a new or expired session. */
   readonly history: Turn[];
-  /** Appends a turn; if another request wrote the session meanwhile, builds on that. */
-  record(turn: Turn, nowMs: number): Promise<void>;
+  /**
+   * Appends a turn after the turns stored by then (also those stored since `open`), and
+   * commits the writes in `together` in the same transaction. False when the service keeps
+   * no turns (a window of 0): nothing was written, `together` neither.
+   */
+  record(turn: Turn, nowMs: number, together?: readonly WriteStep[]): Promise<boolean>;
+  /** `CoreRequest.conversationId` of the session's turns: a keyed hash of key id and sessionId. */
+  readonly conversationId: string;
 }
 
 export interface SessionService {
@@ -39,9 +48,6 @@ export interface SessionOptions {
 }
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
-
-/** Concurrent turns on one session retry; only a pathological pile-up exhausts this. */
-const MAX_WRITE_ATTEMPTS = 10;
 
 /** A turn as stored in the window: [message, reply, language, createdAt]. */
 type WindowEntry = [string, string, Language, number];
@@ -103,28 +109,43 @@ export function createSessionService(
     });
   }
 
-  async function append(keyId: string, first: SessionState, turn: Turn, nowMs: number) {
-    if (options.window === 0) return;
-    let state = first;
-    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
-      const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
-      const entries = [...state.entries, entry].slice(-options.window);
-      const written = await sessions.writeWindow(keyId, state.hash, {
-        expectedCount: state.turnCount,
-        sealedWindow: sealer.sealJson(
-          entries,
-          windowBinding(keyId, state.hash, state.turnCount + 1),
-        ),
-        now: nowMs,
-        activeSince: nowMs - options.ttlMs,
-      });
-      if (written) {
-        if (state.legacy) await sessions.dropLegacyTurns(keyId, state.hash);
-        return;
-      }
-      state = await load(keyId, state.hash, nowMs);
+  /** The window of the session as locked for a write; synchronous, it runs under the lock. */
+  function lockedEntries(keyId: string, opened: SessionState, row: SessionRow, nowMs: number) {
+    if (row.lastActiveAt < nowMs - options.ttlMs) return [];
+    // Nobody wrote the session since it was opened (the usual case): the window read then
+    // is the window now, and need not be decrypted again.
+    if (row.turnCount === opened.turnCount) return opened.entries;
+    if (row.sealedWindow === null) {
+      // Stored before the window existed: its turns were read when the session was opened
+      // (they never change; the first write after migration 002 replaces them).
+      return row.turnCount > 0 && opened.legacy ? opened.entries : [];
     }
-    throw new Error('Session write kept conflicting with concurrent writes');
+    const value = sealer.openJson(
+      row.sealedWindow,
+      windowBinding(keyId, opened.hash, row.turnCount),
+    );
+    return isWindow(value) ? value : [];
+  }
+
+  async function append(
+    keyId: string,
+    opened: SessionState,
+    turn: Turn,
+    nowMs: number,
+    together: readonly WriteStep[] = [],
+  ) {
+    if (options.window === 0) return false;
+    const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
+    await sessions.appendTurn(keyId, opened.hash, {
+      now: nowMs,
+      activeSince: nowMs - options.ttlMs,
+      with: together,
+      build: (row) => {
+        const entries = [...lockedEntries(keyId, opened, row, nowMs), entry].slice(-options.window);
+        return sealer.sealJson(entries, windowBinding(keyId, opened.hash, row.turnCount + 1));
+      },
+    });
+    return true;
   }
 
   const toTurn = ([message, reply, language]: WindowEntry): Turn => ({ message, reply, language });
@@ -134,7 +155,8 @@ export function createSessionService(
       const state = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
       return {
         history: state.entries.map(toTurn),
-        record: (turn, at) => append(keyId, state, turn, at),
+        record: (turn, at, together) => append(keyId, state, turn, at, together),
+        conversationId: sealer.conversationId(keyId, sessionId),
       };
     },
 

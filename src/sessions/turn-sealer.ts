@@ -26,6 +26,17 @@ export interface SealedTurnContent {
 export interface TurnSealer {
   /** Stable, keyed hash of a sessionId within one key. */
   sessionHash(keyId: string, sessionId: string): string;
+  /**
+   * Stable, keyed hash of other values that must be recognised but not stored in clear
+   * (an idempotency key, a request body), within a purpose that keeps them apart.
+   */
+  digest(purpose: string, ...parts: ReadonlyArray<string | Uint8Array>): string;
+  /**
+   * Another stable, keyed hash of a sessionId within one key, under a key of its own: the name
+   * of the conversation handed to the core, which may pass it to another system (a bot's
+   * `sender`). A separate key keeps it from matching the session's database row.
+   */
+  conversationId(keyId: string, sessionId: string): string;
   /** Seals any JSON value, bound to `binding`. */
   sealJson(value: unknown, binding: string): string;
   /** Undefined when the data was tampered with or sealed under another secret or binding. */
@@ -37,6 +48,7 @@ export interface TurnSealer {
 export function createTurnSealer(secret: Buffer): TurnSealer {
   const encryptionKey = derive(secret, 'plauder turn encryption v1');
   const hashKey = derive(secret, 'plauder session id v1');
+  const conversationKey = derive(secret, 'plauder core conversation id v1');
 
   const nextIv = createIvSource();
   const sealJson = (value: unknown, binding: string) => {
@@ -71,6 +83,17 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
   return {
     sessionHash(keyId, sessionId) {
       return createHmac('sha256', hashKey).update(`${keyId}\0${sessionId}`).digest('base64url');
+    },
+    digest(purpose, ...parts) {
+      const hmac = createHmac('sha256', hashKey).update(purpose);
+      // Length-prefixed, so that no two different lists of parts hash alike.
+      for (const part of parts) hmac.update(`\0${Buffer.byteLength(part)}:`).update(part);
+      return hmac.digest('base64url');
+    },
+    conversationId(keyId, sessionId) {
+      return createHmac('sha256', conversationKey)
+        .update(`${keyId}\0${sessionId}`)
+        .digest('base64url');
     },
     sealJson,
     openJson,

@@ -6,15 +6,21 @@
 import type { Kysely } from 'kysely';
 import { Migrator } from 'kysely';
 import { type DatabaseConfig, redactUrl } from '../config/config.js';
-import type { OpenedDatabase } from './dialect.js';
-import { migrationProvider } from './migrations/index.js';
+import type { OpenedDatabase, StoreFeatures } from './dialect.js';
+import { LATEST_MIGRATION, migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 
 export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: DatabaseConfig['dialect'];
+  readonly features: StoreFeatures;
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
+  /**
+   * Why the schema is not the one this build expects (missing, or migrations not yet
+   * applied), or undefined when it is. Reads the migration table only.
+   */
+  schemaProblem(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -36,9 +42,23 @@ export async function createStore(config: DatabaseConfig): Promise<Store> {
   return {
     db,
     dialect: config.dialect,
+    features: opened.features,
     ping: opened.ping,
+    schemaProblem: () => schemaProblem(db),
     close: () => db.destroy(),
   };
+}
+
+async function schemaProblem(db: Kysely<Database>): Promise<string | undefined> {
+  const migrations = await new Migrator({ db, provider: migrationProvider }).getMigrations();
+  const pending = migrations.filter((migration) => migration.executedAt === undefined);
+  if (pending.length === migrations.length) return 'the database schema is missing';
+  if (pending.length > 0) {
+    return `the database schema is behind this build (${LATEST_MIGRATION}): ${pending
+      .map((migration) => migration.name)
+      .join(', ')} not applied`;
+  }
+  return undefined;
 }
 
 function describe(config: DatabaseConfig): string {

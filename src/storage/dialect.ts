@@ -5,8 +5,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
+/** What a repository may need to know of the database under it (nothing else may ask). */
+export interface StoreFeatures {
+  /** `select … for update skip locked`: workers skip rows another transaction holds. */
+  readonly skipLocked: boolean;
+}
+
 export interface OpenedDatabase {
   readonly db: Kysely<Database>;
+  readonly features: StoreFeatures;
   /** One cheap round trip: is the database there? */
   ping(): Promise<void>;
   /** Runs `migrate` so that only one process migrates at a time. */

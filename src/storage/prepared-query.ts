@@ -8,13 +8,33 @@
  * prepared query run on that instance, outside any transaction, then skips Kysely's
  * connection hand-over, which on SQLite costs more than the statement itself.
  */
-import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import type { Database } from './schema.js';
+
+/** One compiled statement with its parameter values. */
+export interface BoundQuery {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+/**
+ * A write handed from one repository to another so that both commit together (e.g. an
+ * idempotent outcome stored with the session turn it answers). Opaque outside storage.
+ */
+export type WriteStep = BoundQuery;
 
 /** Runs compiled SQL itself (at once or later), or answers undefined to leave it to Kysely. */
-export type DirectRunner = (
-  sql: string,
-  parameters: readonly unknown[],
-) => QueryResult<unknown> | Promise<QueryResult<unknown>> | undefined;
+export interface DirectRunner {
+  (
+    sql: string,
+    parameters: readonly unknown[],
+  ): QueryResult<unknown> | Promise<QueryResult<unknown>> | undefined;
+  /** `runAtomically` on this database, or undefined to leave it to a Kysely transaction. */
+  atomically?(
+    read: BoundQuery,
+    then: (rows: readonly unknown[]) => readonly BoundQuery[],
+  ): Promise<readonly unknown[]> | undefined;
+}
 
 const directRunners = new WeakMap<object, DirectRunner>();
 
@@ -28,10 +48,11 @@ const SENTINEL = '\u0000plauder-param:';
 /** A placeholder for a named parameter while the query is built. */
 export type Param = <T>(name: string) => T;
 
-export type PreparedQuery<P extends Record<string, unknown>, R> = (
-  executor: Pick<Kysely<unknown>, 'executeQuery'>,
-  params: P,
-) => Promise<QueryResult<R>>;
+export interface PreparedQuery<P extends Record<string, unknown>, R> {
+  (executor: Pick<Kysely<unknown>, 'executeQuery'>, params: P): Promise<QueryResult<R>>;
+  /** The statement with these parameter values, for `runAtomically`. */
+  bind(params: P): BoundQuery & { readonly rows?: R };
+}
 
 export function prepareQuery<P extends Record<string, unknown>, R>(
   build: (param: Param) => Compilable<R>,
@@ -42,14 +63,58 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
       ? value.slice(SENTINEL.length)
       : undefined,
   );
-  return (executor, params) => {
-    const parameters = compiled.parameters.map((value, i) => {
+  const bind = (params: P): BoundQuery => ({
+    sql: compiled.sql,
+    parameters: compiled.parameters.map((value, i) => {
       const slot = slots[i];
       return slot === undefined ? value : params[slot];
-    });
+    }),
+  });
+  const run = (executor: Pick<Kysely<unknown>, 'executeQuery'>, params: P) => {
+    const { parameters } = bind(params);
     const direct = directRunners.get(executor)?.(compiled.sql, parameters);
     if (direct !== undefined)
       return Promise.resolve(direct as QueryResult<R> | Promise<QueryResult<R>>);
     return executor.executeQuery({ ...compiled, parameters } as CompiledQuery<R>);
   };
+  return Object.assign(run, { bind });
+}
+
+/**
+ * A short read-modify-write: runs `read` (a statement that locks what it returns, such as
+ * an upsert with `RETURNING`), then the statements `then` builds from its rows, in one
+ * transaction, so no other writer gets in between, in this process or another. `then`
+ * is synchronous and must not wait for anything: the lock is held while it runs. Returns
+ * the rows `read` returned.
+ *
+ * On SQLite the direct runner does it inside its group commit, without leaving the
+ * thread; elsewhere it is a Kysely transaction (on PostgreSQL the row lock is held from
+ * `read` to the commit, a few round trips, never across a core call).
+ */
+export async function runAtomically<R>(
+  db: Kysely<Database>,
+  read: BoundQuery & { readonly rows?: R },
+  then: (rows: readonly R[]) => readonly BoundQuery[],
+): Promise<readonly R[]> {
+  const direct = directRunners
+    .get(db)
+    ?.atomically?.(read, then as (rows: readonly unknown[]) => readonly BoundQuery[]);
+  if (direct !== undefined) return direct as Promise<readonly R[]>;
+  return db.transaction().execute(async (tx) => {
+    const { rows } = await tx.executeQuery<R>(CompiledQuery.raw(read.sql, [...read.parameters]));
+    for (const write of then(rows)) {
+      await tx.executeQuery(CompiledQuery.raw(write.sql, [...write.parameters]));
+    }
+    return rows;
+  });
+}
+
+/** Runs `steps` one after the other on `executor` (a transaction, to commit them with it). */
+export async function runSteps(
+  executor: Pick<Kysely<unknown>, 'executeQuery'>,
+  steps: readonly WriteStep[],
+): Promise<void> {
+  for (const step of steps) {
+    await executor.executeQuery(CompiledQuery.raw(step.sql, [...step.parameters]));
+  }
 }

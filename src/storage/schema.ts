@@ -30,6 +30,10 @@ export interface UsageTable {
   /** Calendar month in the quota time zone, `YYYY-MM`. */
   month: string;
   used: number;
+  /** The clock minute (Unix ms / 60 000) that `minute_used` counts. */
+  minute: number;
+  /** Requests counted in `minute` (the per-minute limit). */
+  minute_used: number;
 }
 
 export interface SessionsTable {
@@ -58,10 +62,61 @@ export interface TurnsTable {
   sealed: string;
 }
 
+/** Outcomes of requests sent with an `Idempotency-Key`, and claims of those still running. */
+export interface IdempotencyKeysTable {
+  key_id: string;
+  /** HMAC of the client's Idempotency-Key within this API key. */
+  key_hash: string;
+  /** HMAC of the endpoint and the request body the key was first used with. */
+  fingerprint: string;
+  /** Random id of the request that claimed the key; only it may complete or release it. */
+  claim: string;
+  /** AES-256-GCM sealed JSON of the kept outcome; null while the first request runs. */
+  outcome: string | null;
+  /** Running: the end of the claim's lease. Kept: the end of the TTL. Unix ms. */
+  expires_at: number;
+}
+
+/** The events outbox: one row per event, delivered by whichever instance claims it. */
+export interface WebhookEventsTable {
+  /** `msg_…`: the `webhook-id`, the same on every attempt. */
+  id: string;
+  type: string;
+  /** Unique when set: a quota event's type, key and month, so it is recorded once. */
+  dedupe_key: string | null;
+  /** The JSON body, exactly as signed and sent. */
+  payload: string;
+  created_at: number;
+  /** `pending` (to send), `delivered` (a 2xx came back) or `failed` (retries ran out). */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  /** The instance's random claim while it delivers; null when nobody does. */
+  claim: string | null;
+  /** The claim's lease: after this another instance may take the event over. */
+  claimed_until: number | null;
+  last_attempt_at: number | null;
+  /** HTTP status of the last attempt; null when none came back. */
+  last_status: number | null;
+  /** Why the last attempt failed (status, timeout, connection error), without bodies. */
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
+/** Receivers that answered 410 Gone: nothing is sent to them until re-enabled. */
+export interface WebhookReceiversTable {
+  url: string;
+  disabled_at: number;
+  reason: string;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   key_secrets: KeySecretsTable;
   usage: UsageTable;
   sessions: SessionsTable;
   turns: TurnsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  webhook_events: WebhookEventsTable;
+  webhook_receivers: WebhookReceiversTable;
 }

@@ -59,6 +59,16 @@ const notJson: ReadonlyArray<[string, string | Buffer | undefined, string | unde
   ['a malformed content type', '{"name": "x", "plan": "standard"}', 'json'],
   ['form data', 'name=x&plan=standard', 'application/x-www-form-urlencoded'],
   [
+    'a __proto__ key',
+    '{"name": "x", "plan": "standard", "__proto__": {"a": 1}}',
+    'application/json',
+  ],
+  [
+    'a constructor.prototype key',
+    '{"name": "x", "plan": "standard", "constructor": {"prototype": {"a": 1}}}',
+    'application/json',
+  ],
+  [
     'invalid UTF-8',
     Buffer.concat([Buffer.from('{"name": "'), Buffer.from([0xff]), Buffer.from('"}')]),
     'application/json; charset=utf-8',
@@ -204,12 +214,20 @@ describe('usage of a bad month', () => {
 describe('unknown admin routes and methods', () => {
   it.each([
     ['GET', 'keyz'],
-    ['PUT', 'keys'],
-    ['DELETE', `keys/{id}`],
     ['POST', `keys/{id}/delete`],
   ])('%s /admin/v1/%s → 404 not_found', async (method, path) => {
     const res = await admin(server, path.replace('{id}', keyId), { method });
     expectRefused(res, 404, 'not_found');
+    await expectNothingChanged();
+  });
+
+  it.each([
+    ['PUT', 'keys', 'GET, HEAD, POST'],
+    ['DELETE', `keys/{id}`, 'GET, HEAD, PATCH'],
+  ])('%s /admin/v1/%s → 405 method_not_allowed, Allow: %s', async (method, path, allow) => {
+    const res = await admin(server, path.replace('{id}', keyId), { method });
+    expectRefused(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')).toBe(allow);
     await expectNothingChanged();
   });
 });

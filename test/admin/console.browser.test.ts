@@ -4,15 +4,30 @@
  * creates a key, tries it in the playground, rotates it, sees the old key refused,
  * revokes it. Screenshots go to test-output/console/. The page must log no errors and
  * talk to no host but the service.
+ *
+ * The layout at 375 px (a phone) and 1280 px: no sideways scrolling, every control on the
+ * screen, the chart's labels apart and its limit line drawn, the language switch reaching
+ * everything, the new key seen whole. Those pages are compared with the screenshots in
+ * test/admin/baselines/ (a few pixels may differ). The data and the server's clock are
+ * fixed, animations are off, and what is random (key ids and prefixes) is masked, so both
+ * database projects compare against the same baselines.
+ *
+ * After a deliberate change to the console's look, write new baselines and commit them:
+ *   UPDATE_BASELINES=1 npx vitest run --project sqlite test/admin/console.browser.test.ts
+ * On a mismatch the page as seen and a diff image go to test-output/console/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import pixelmatch from 'pixelmatch';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../helpers/test-server.js';
-import { ADMIN_TOKEN, startAdminServer } from './admin-client.js';
+import { chat, type TestServer } from '../helpers/test-server.js';
+import { ADMIN_TOKEN, admin, startAdminServer } from './admin-client.js';
 
 const SHOTS = path.resolve('test-output/console');
+const BASELINES = path.resolve('test/admin/baselines');
+const UPDATE_BASELINES = process.env.UPDATE_BASELINES === '1';
 const DIALECT = process.env.PLAUDER_TEST_DIALECT ?? 'sqlite';
 /** Chromium reports every non-2xx fetch as a console error; the 401s below are deliberate. */
 const EXPECTED_ERRORS = /^Failed to load resource: the server responded with a status of 401/;
@@ -271,5 +286,285 @@ describe('the admin console in a browser', () => {
     expect(seen.unexpectedErrors()).toEqual([]);
     expect(seen.foreign).toEqual([]);
     await context.close();
+  });
+});
+
+/** 15 March 2026, 10:00 UTC: day 15 of 31 of the quota month. */
+const NOW = Date.UTC(2026, 2, 15, 10, 0);
+/** Requests of the key "Website" (plan trial, 12 a month) in the last six months. */
+const WEBSITE_USAGE: [number, number, number][] = [
+  [2025, 9, 4],
+  [2025, 10, 7],
+  [2025, 11, 11],
+  [2026, 0, 9],
+  [2026, 1, 12],
+  [2026, 2, 5],
+];
+
+/** A server of its own whose clock stands at NOW, with three keys and their usage. */
+async function layoutServer(): Promise<TestServer> {
+  const clock = { now: NOW - 200 * 86_400_000 };
+  const s = await startAdminServer({
+    clock: () => clock.now,
+    env: { PLAUDER_PLANS: 'trial=12,standard=1000,plus=5000', PLAUDER_QUOTA_TIMEZONE: 'UTC' },
+  });
+  const website = await s.createKey({ name: 'Website', plan: 'trial' });
+  clock.now += 60_000;
+  await s.createKey({ name: 'Mobile app', plan: 'plus' });
+  clock.now += 60_000;
+  const old = await s.createKey({ name: 'Old integration', plan: 'standard' });
+  expect((await admin(s, `keys/${old.id}/revoke`, { method: 'POST' })).status).toBe(200);
+  for (const [year, month, count] of WEBSITE_USAGE) {
+    clock.now = Date.UTC(year, month, 10, 12);
+    for (let i = 0; i < count; i++) {
+      expect((await chat(s, website.key, { message: 'Hallo' })).status).toBe(200);
+    }
+  }
+  clock.now = NOW;
+  return s;
+}
+
+/** What differs from run to run: key ids and prefixes, and the chart's key choice naming one. */
+const masks = (page: Page): Locator[] => [
+  page.locator('#keys-table tbody code'),
+  page.locator('#chart-key'),
+];
+
+/**
+ * Compares a full-page screenshot with test/admin/baselines/<name>.png (or writes it with
+ * UPDATE_BASELINES=1). Up to 0.2 % of the pixels may differ (anti-aliasing).
+ */
+async function matchesBaseline(page: Page, name: string): Promise<void> {
+  const actual = await page.screenshot({
+    fullPage: true,
+    animations: 'disabled',
+    caret: 'hide',
+    mask: masks(page),
+    maskColor: '#9ca3af',
+  });
+  const file = path.join(BASELINES, `${name}.png`);
+  if (UPDATE_BASELINES) {
+    fs.mkdirSync(BASELINES, { recursive: true });
+    fs.writeFileSync(file, actual);
+    return;
+  }
+  const seen = path.join(SHOTS, `${DIALECT}-${name}.actual.png`);
+  fs.writeFileSync(seen, actual);
+  expect(fs.existsSync(file), `no baseline ${file}: run with UPDATE_BASELINES=1`).toBe(true);
+  const expected = PNG.sync.read(fs.readFileSync(file));
+  const got = PNG.sync.read(actual);
+  expect(`${got.width}x${got.height}`, `${name}: the page's size changed (see ${seen})`).toBe(
+    `${expected.width}x${expected.height}`,
+  );
+  const diff = new PNG({ width: got.width, height: got.height });
+  const differing = pixelmatch(got.data, expected.data, diff.data, got.width, got.height, {
+    threshold: 0.1,
+  });
+  const allowed = Math.ceil(got.width * got.height * 0.002);
+  if (differing > allowed) {
+    fs.writeFileSync(path.join(SHOTS, `${DIALECT}-${name}.diff.png`), PNG.sync.write(diff));
+  }
+  expect(differing, `${name}: ${differing} pixels differ (see ${seen})`).toBeLessThanOrEqual(
+    allowed,
+  );
+}
+
+/** Every element the page can scroll sideways: none may be wider than the window. */
+const horizontalOverflow = (page: Page) =>
+  inPage<{ scrollWidth: number; innerWidth: number }>(
+    page,
+    '({ scrollWidth: document.scrollingElement.scrollWidth, innerWidth: window.innerWidth })',
+  );
+
+/** Each visible control lies within the window's width, and a click would reach it. */
+async function expectReachable(page: Page, selector: string): Promise<number> {
+  const width = await inPage<number>(page, 'window.innerWidth');
+  const controls = page.locator(selector);
+  let checked = 0;
+  for (const control of await controls.all()) {
+    if (!(await control.isVisible())) continue;
+    await control.scrollIntoViewIfNeeded();
+    const box = await control.boundingBox();
+    const label =
+      (await control.getAttribute('aria-label')) ??
+      (await control.getAttribute('id')) ??
+      (await control.textContent());
+    expect(box, String(label)).not.toBeNull();
+    if (!box) continue;
+    expect(box.x, String(label)).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width, String(label)).toBeLessThanOrEqual(width + 0.5);
+    // Actionable: visible, enabled, stable and not covered by anything else.
+    await control.click({ trial: true, timeout: 5_000 });
+    checked++;
+  }
+  return checked;
+}
+
+/** The boxes of the chart's month labels: none may touch another. */
+async function monthLabelsApart(page: Page): Promise<number> {
+  const boxes = await inPage<{ x: number; y: number; width: number; height: number }[]>(
+    page,
+    `[...document.querySelectorAll('#chart svg text.axis-label')].map((t) => {
+       const r = t.getBoundingClientRect();
+       return { x: r.x, y: r.y, width: r.width, height: r.height };
+     })`,
+  );
+  for (const [i, a] of boxes.entries()) {
+    for (const [j, b] of boxes.entries()) {
+      if (j <= i) continue;
+      const apart =
+        a.x + a.width <= b.x ||
+        b.x + b.width <= a.x ||
+        a.y + a.height <= b.y ||
+        b.y + b.height <= a.y;
+      expect(apart, `chart labels ${i} and ${j} overlap`).toBe(true);
+    }
+    // Drawn at the size it is shown at: 12 px text stays readable.
+    expect(a.height).toBeGreaterThanOrEqual(11);
+  }
+  return boxes.length;
+}
+
+describe.each([
+  { width: 375, height: 812 },
+  { width: 1280, height: 900 },
+])('the console at $width px', ({ width, height }) => {
+  it('fits the screen, reaches every action and follows the language switch', async () => {
+    const s = await layoutServer();
+    const context = await browser.newContext({
+      locale: 'en-US',
+      timezoneId: 'UTC',
+      viewport: { width, height },
+      deviceScaleFactor: 1,
+      reducedMotion: 'reduce',
+    });
+    try {
+      const page = await context.newPage();
+      const seen = watch(page);
+      await page.goto(`${s.url}/admin/`);
+      await page.evaluate("localStorage.setItem('plauder.language', 'en')");
+      expect((await horizontalOverflow(page)).scrollWidth).toBeLessThanOrEqual(width);
+      await page.fill('#admin-token', ADMIN_TOKEN);
+      await page.press('#admin-token', 'Enter');
+      await page.locator('#keys-table tbody tr').nth(2).waitFor();
+      expect(await waitForText(page, '#status', /Signed in/)).toBe('Signed in.');
+
+      // Chart of the key with usage: its bars, the limit line and the month's average.
+      await page.getByRole('button', { name: 'Chart: Website' }).click();
+      await page.waitForSelector('#chart svg rect.bar.current[data-used="5"]');
+      expect(await page.getAttribute('#chart svg line.limit', 'data-limit')).toBe('12');
+      expect(await text(page, '#chart svg text.limit-label')).toBe('limit 12');
+      expect(await text(page, '#chart [data-caption="0"]')).toBe(
+        'This month so far (day 15 of 31): 5 requests, 0.3 per day on average. Requests are counted per month, not per day.',
+      );
+      expect(await text(page, '#chart [data-caption="1"]')).toBe(
+        "Dashed line: the plan's monthly limit of 12 requests, 0.4 per day on average.",
+      );
+      expect(
+        await page.locator('#chart svg text.axis-label', { hasText: 'Mar 2026' }).count(),
+      ).toBe(1);
+      expect(await monthLabelsApart(page)).toBe(15);
+
+      // No sideways scrolling; every control in the window and clickable; sign-out seen.
+      const overflow = await horizontalOverflow(page);
+      expect(overflow.scrollWidth, JSON.stringify(overflow)).toBeLessThanOrEqual(width);
+      await page.evaluate('window.scrollTo(0, 0)');
+      expect(await page.locator('#sign-out').isVisible()).toBe(true);
+      expect(await page.locator('#sign-out').boundingBox()).toMatchObject({
+        y: expect.any(Number),
+      });
+      expect(
+        await expectReachable(
+          page,
+          '#sign-out, #language, .topbar a, #console-view button, #console-view select, #console-view input, #console-view textarea',
+        ),
+      ).toBeGreaterThanOrEqual(20);
+      await page.evaluate('window.scrollTo(0, 0)');
+      await matchesBaseline(page, `console-${width}-en`);
+
+      // German: the banner, the table, the chart's labels and its caption all follow.
+      await page.selectOption('#language', 'de');
+      expect(await text(page, '#status')).toBe('Angemeldet.');
+      expect(await text(page, '#keys-heading')).toBe('Schlüssel');
+      expect(await text(page, '#chart svg text.limit-label')).toBe('Limit 12');
+      expect(await page.locator('#chart svg title').textContent()).toBe(
+        'Anfragen pro Monat: Website',
+      );
+      for (const label of ['Okt. 2025', 'Dez. 2025', 'März 2026']) {
+        expect(
+          await page.locator('#chart svg text.axis-label', { hasText: label }).count(),
+          label,
+        ).toBe(1);
+      }
+      expect(await text(page, '#chart [data-caption="0"]')).toMatch(
+        /^Dieser Monat bis heute \(Tag 15 von 31\): 5 Anfragen, im Schnitt 0,3 pro Tag\./,
+      );
+      expect(await monthLabelsApart(page)).toBe(15);
+      expect((await horizontalOverflow(page)).scrollWidth).toBeLessThanOrEqual(width);
+      // No English left in the page's text (key names and codes aside).
+      const visible = await inPage<string>(page, 'document.body.innerText');
+      for (const english of [
+        'Signed in',
+        'Usage this month',
+        'Actions',
+        'limit 12',
+        'Rotate',
+        'Revoke',
+      ]) {
+        expect(visible, english).not.toContain(english);
+      }
+      await page.evaluate('window.scrollTo(0, 0)');
+      await matchesBaseline(page, `console-${width}-de`);
+
+      // A new key is shown whole, `plauder_` first, inside the window.
+      await page.selectOption('#language', 'en');
+      expect(await text(page, '#status')).toBe('Signed in.');
+      await page.click('#new-key');
+      await page.fill('#create-name', 'Phone test');
+      await page.click('#create-dialog button[type="submit"]');
+      await page.locator('#secret-dialog').waitFor({ state: 'visible' });
+      const key = await page.inputValue('#secret-value');
+      expect(key).toMatch(/^plauder_[A-Za-z0-9]{38}$/);
+      const field = await inPage<{
+        scrollLeft: number;
+        scrollTop: number;
+        scrollWidth: number;
+        clientWidth: number;
+        scrollHeight: number;
+        clientHeight: number;
+        left: number;
+        right: number;
+      }>(
+        page,
+        `(() => {
+           const f = document.getElementById('secret-value');
+           const r = f.getBoundingClientRect();
+           return { scrollLeft: f.scrollLeft, scrollTop: f.scrollTop, scrollWidth: f.scrollWidth,
+             clientWidth: f.clientWidth, scrollHeight: f.scrollHeight, clientHeight: f.clientHeight,
+             left: r.left, right: r.right };
+         })()`,
+      );
+      expect(field.scrollLeft).toBe(0);
+      expect(field.scrollTop).toBe(0);
+      expect(field.scrollWidth, JSON.stringify(field)).toBeLessThanOrEqual(field.clientWidth);
+      expect(field.scrollHeight, JSON.stringify(field)).toBeLessThanOrEqual(field.clientHeight);
+      expect(field.left).toBeGreaterThanOrEqual(0);
+      expect(field.right).toBeLessThanOrEqual(width);
+      await expectReachable(page, '#secret-dialog button');
+      await page.click('#secret-dialog button[type="submit"]');
+      await page.locator('#secret-dialog').waitFor({ state: 'hidden' });
+
+      // Sign-out works from the top of the page at this width.
+      await page.evaluate('window.scrollTo(0, 0)');
+      await page.click('#sign-out');
+      await page.locator('#sign-in-view').waitFor({ state: 'visible' });
+      expect((await horizontalOverflow(page)).scrollWidth).toBeLessThanOrEqual(width);
+
+      expect(seen.unexpectedErrors()).toEqual([]);
+      expect(seen.foreign).toEqual([]);
+    } finally {
+      await context.close();
+      await s.close();
+    }
   });
 });

@@ -157,6 +157,22 @@ describe.each(ENDPOINTS)('POST $path', ({ path, language }) => {
         { raw: '{"message":"Hi"}', headers: { 'content-type': 'text/plain' } },
       ],
       ['body_invalid', 'no content type', { raw: '{"message":"Hi"}' }],
+      [
+        'body_invalid',
+        'a __proto__ key (prototype poisoning)',
+        {
+          raw: '{"message":"Hi","__proto__":{"isAdmin":true}}',
+          headers: { 'content-type': 'application/json' },
+        },
+      ],
+      [
+        'body_invalid',
+        'a constructor.prototype key',
+        {
+          raw: '{"message":"Hi","constructor":{"prototype":{"isAdmin":true}}}',
+          headers: { 'content-type': 'application/json' },
+        },
+      ],
       ['body_invalid', 'an array', { body: [{ message: 'Hi' }] }],
       ['body_invalid', 'a JSON string', { body: 'Hi' }],
       [
@@ -255,15 +271,25 @@ describe('outside the chat endpoints', () => {
     expectCommonHeaders(res);
   });
 
-  it('answers 404 not_found for unknown routes and methods', async () => {
+  it('answers 404 not_found for unknown routes', async () => {
     for (const [method, path] of [
       ['GET', '/nope'],
-      ['GET', '/api/chat'],
-      ['PUT', '/api/chat-en'],
       ['POST', '/api/chat/extra'],
     ]) {
       const res = await http(`${server.url}${path}`, { method: method as string, key });
       expectErrorBody(res, 404, 'not_found');
+      expectCommonHeaders(res);
+    }
+  });
+
+  it('answers 405 method_not_allowed with Allow for another method on a chat route', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/chat'],
+      ['PUT', '/api/chat-en'],
+    ]) {
+      const res = await http(`${server.url}${path}`, { method: method as string, key });
+      expectErrorBody(res, 405, 'method_not_allowed');
+      expect(res.headers.get('allow')).toBe('POST');
       expectCommonHeaders(res);
     }
   });
@@ -281,6 +307,6 @@ describe('outside the chat endpoints', () => {
       headers: { origin: 'https://example.com', 'access-control-request-method': 'POST' },
     });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(405);
   });
 });

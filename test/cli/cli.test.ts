@@ -299,19 +299,33 @@ describe('plauder usage', () => {
     expect(report.total).toBeGreaterThanOrEqual(2);
   });
 
-  it('--month 2020-01 --json shows zeros for every key', async () => {
-    await createKey('Usage Old Month');
-    const res = await cli('usage', '--month', '2020-01', '--json');
-    expect(res.code, res.stderr).toBe(0);
-    const report = JSON.parse(res.stdout) as {
-      month: string;
-      total: number;
-      keys: Array<{ used: number }>;
+  it('--month lists only the keys that existed in that month', async () => {
+    const kept = await createKey('Usage Existing');
+    const gone = await createKey('Usage Revoked');
+    expect((await cli('keys', 'revoke', gone.id)).code).toBe(0);
+    const report = async (inMonth: string) => {
+      const res = await cli('usage', '--month', inMonth, '--json');
+      expect(res.code, res.stderr).toBe(0);
+      return JSON.parse(res.stdout) as {
+        month: string;
+        total: number;
+        keys: Array<{ id: string }>;
+      };
     };
-    expect(report.month).toBe('2020-01');
-    expect(report.total).toBe(0);
-    expect(report.keys.length).toBeGreaterThan(0);
-    expect(report.keys.every((k) => k.used === 0)).toBe(true);
+    // Before the keys were created: none of them.
+    const before = await report('2025-01');
+    expect(before).toMatchObject({ month: '2025-01', total: 0 });
+    expect(before.keys.map((k) => k.id)).not.toContain(kept.id);
+    expect(before.keys.map((k) => k.id)).not.toContain(gone.id);
+    // This month: both (the revoked one existed until today).
+    const now = (await report(month())).keys.map((k) => k.id);
+    expect(now).toEqual(expect.arrayContaining([kept.id, gone.id]));
+    // A later month: only the key that was not revoked.
+    const later = (await report('2099-01')).keys.map((k) => k.id);
+    expect(later).toContain(kept.id);
+    expect(later).not.toContain(gone.id);
+    const human = await cli('usage', '--month', '2025-01');
+    expect(human.stdout).toMatch(/No keys existed in 2025-01\./);
   });
 
   it('prints a human report with the total', async () => {

@@ -17,11 +17,16 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...baseEnv(), ...env },
       stdio: 'pipe',
+      cwd,
     });
     let stdout = '';
     let stderr = '';

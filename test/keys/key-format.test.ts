@@ -7,6 +7,7 @@ import {
   KEY_LENGTH,
   KEY_PREFIX,
 } from '../../src/keys/key-format.js';
+import { newKeyId } from '../../src/keys/key-service.js';
 
 describe('key format', () => {
   it('is plauder_ + 38 base62 characters, within the contract’s alphabet and length', () => {
@@ -59,5 +60,39 @@ describe('key format', () => {
 
   it('hashes with SHA-256 hex', () => {
     expect(hashKey('plauder_x')).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('key ids', () => {
+  it('skip the bytes that would bias base36 (252-255) and use every other byte', () => {
+    // 252..255 would map to 0..3 a second time; they are drawn again instead.
+    const bytes = [
+      252, 253, 254, 255, 0, 35, 36, 251, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+    ];
+    let offset = 0;
+    const id = newKeyId((size) => {
+      const chunk = Buffer.from(bytes.slice(offset, offset + size));
+      offset += size;
+      return chunk.length === size
+        ? chunk
+        : Buffer.concat([chunk, Buffer.alloc(size - chunk.length, 1)]);
+    });
+    expect(id).toBe('key_0z0zabcdefghijkl');
+  });
+
+  it('are uniform over base36: every character about equally often', () => {
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 4000; i++) {
+      for (const char of newKeyId().slice(4)) counts.set(char, (counts.get(char) ?? 0) + 1);
+    }
+    expect(counts.size).toBe(36);
+    const expected = (4000 * 16) / 36;
+    // Chi-square with 35 degrees of freedom; 66.6 is its 0.999 quantile. With `byte % 36`
+    // the four favoured characters alone add about 110.
+    const chiSquare = [...counts.values()].reduce(
+      (sum, n) => sum + (n - expected) ** 2 / expected,
+      0,
+    );
+    expect(chiSquare).toBeLessThan(66.6);
   });
 });

@@ -2,18 +2,31 @@
  * Ops endpoints (contract §7): liveness, readiness, Prometheus metrics and the OpenAPI
  * document, which a test keeps in step with the routes the app really serves.
  */
+import { readFileSync } from 'node:fs';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { readOpenAiCoreConfig } from '../../src/core/openai/openai-config.js';
 import { SESSION_ID_PATTERN } from '../../src/sessions/session-service.js';
+import { LATEST_MIGRATION } from '../../src/storage/migrations/index.js';
+import { VERSION } from '../../src/version.js';
 import { documentedRoutes, servedRoutes } from '../helpers/route-tree.js';
 import { type HttpResult, http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Every route the service serves without an admin token: a new route must be added here and documented. */
 const EXPECTED_ROUTES = [
+  'GET /',
   'POST /api/chat',
   'POST /api/chat-en',
   'GET /api/sessions/{sessionId}',
   'DELETE /api/sessions/{sessionId}',
   'GET /api/usage',
+  'POST /mcp',
+  'GET /mcp',
+  'DELETE /mcp',
+  'POST /v1/chat/completions',
+  'GET /v1/models',
+  'GET /v1/models/{model}',
   'GET /healthz',
   'GET /readyz',
   'GET /metrics',
@@ -21,7 +34,16 @@ const EXPECTED_ROUTES = [
 ];
 /** The API docs page (Swagger UI) and its assets: pages for people, not API routes, so not in the document. */
 const isDocsPage = (route: string) => /^[A-Z]+ \/docs(\/|$)/.test(route);
-const KEY_PROTECTED = ['/api/chat', '/api/chat-en', '/api/sessions/{sessionId}', '/api/usage'];
+const KEY_PROTECTED = [
+  '/api/chat',
+  '/api/chat-en',
+  '/api/sessions/{sessionId}',
+  '/api/usage',
+  '/mcp',
+  '/v1/chat/completions',
+  '/v1/models',
+  '/v1/models/{model}',
+];
 
 let server: TestServer;
 
@@ -74,6 +96,7 @@ describe('GET /readyz', () => {
           message: expect.any(String),
           requestId: res.headers.get('x-request-id'),
         },
+        reason: 'the database does not answer',
       });
       expect(res.text).not.toMatch(/sqlite|database connection|stack/i);
       expectOpsHeaders(res);
@@ -89,6 +112,70 @@ describe('GET /readyz', () => {
     }
   });
 });
+
+describe('GET /readyz and the schema', () => {
+  /** A server whose database lost migrations after it started (a restore, a wrong URL). */
+  async function withSchema(change: (db: Kysely<any>) => Promise<unknown>) {
+    const target = await startTestServer({ env: { PLAUDER_CORE: 'placeholder' } });
+    expect((await http(`${target.url}/readyz`)).status).toBe(200);
+    await change(target.services.store.db as unknown as Kysely<any>);
+    const res = await http(`${target.url}/readyz`);
+    await target.close();
+    return res;
+  }
+
+  it('answers 503 when the schema is behind the one this build expects', async () => {
+    const res = await withSchema((db) =>
+      db.deleteFrom('kysely_migration').where('name', '=', LATEST_MIGRATION).execute(),
+    );
+    expect(res.status).toBe(503);
+    expect(res.json.error.code).toBe('service_unavailable');
+    expect(res.json.reason).toBe(
+      `the database schema is behind this build (${LATEST_MIGRATION}): ${LATEST_MIGRATION} not applied`,
+    );
+  });
+
+  it('answers 503 when the schema is missing', async () => {
+    const res = await withSchema((db) => db.schema.dropTable('kysely_migration').execute());
+    expect(res.status).toBe(503);
+    expect(res.json.reason).toBe('the database schema is missing');
+  });
+
+  it('answers 503 when the core is not configured, without asking it anything', async () => {
+    const target = await startTestServer({ env: { PLAUDER_CORE: 'placeholder' } });
+    let asked = 0;
+    const core = { name: 'openai', reply: async () => String(++asked) };
+    const config = {
+      ...target.config,
+      core: { kind: 'openai' as const, options: { ...openAiOptions(), model: '' } },
+    };
+    const app = await buildApp(config, { services: target.services, core });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().reason).toBe('the openai core needs a base URL and a model');
+      expect(asked).toBe(0);
+      const configured = { ...config, core: { kind: 'openai' as const, options: openAiOptions() } };
+      const ready = await buildApp(configured, { services: target.services, core });
+      expect((await ready.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+      await ready.close();
+      expect(asked).toBe(0);
+    } finally {
+      await app.close();
+      await target.close();
+    }
+  });
+});
+
+function openAiOptions() {
+  const problems: string[] = [];
+  const options = readOpenAiCoreConfig(
+    { PLAUDER_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', PLAUDER_OPENAI_MODEL: 'm' },
+    problems,
+  );
+  expect(problems).toEqual([]);
+  return options;
+}
 
 describe('GET /metrics', () => {
   it('is Prometheus text counting requests by route pattern, method and status', async () => {
@@ -192,12 +279,51 @@ describe('GET /openapi.json', () => {
         properties: { reply: { type: 'string' }, error: { type: 'object' } },
       });
       for (const status of ['401', '429', '500']) {
-        expect(operation.responses[status].content['application/json'].schema).toEqual({
+        expect(operation.responses[status].content['application/json'].schema.allOf[0]).toEqual({
           $ref: '#/components/schemas/ErrorBody',
         });
       }
     },
   );
+
+  it.each(['/api/chat', '/api/chat-en'])('documents the event stream of POST %s', (path) => {
+    const operation = doc.paths[path].post;
+    const stream = operation.responses['200'].content['text/event-stream'].schema;
+    expect(stream.type).toBe('string');
+    for (const word of ['event: delta', 'event: done', 'event: error', ': ping']) {
+      expect(stream.description).toContain(word);
+    }
+    expect(operation.requestBody.content['application/json'].schema.properties.stream.type).toBe(
+      'boolean',
+    );
+  });
+
+  it('documents the OpenAI-compatible routes: body, chat.completion, chunks and errors', () => {
+    const completions = doc.paths['/v1/chat/completions'].post;
+    const body = completions.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['model', 'messages']);
+    expect(body.properties.model.enum).toEqual(['plauder-de', 'plauder-en']);
+    const answer = completions.responses['200'].content;
+    expect(JSON.stringify(answer['application/json'].schema.properties.object)).toContain(
+      '"chat.completion"',
+    );
+    expect(answer['text/event-stream'].schema.description).toContain('data: [DONE]');
+    const codes = (status: string) => {
+      const schema = completions.responses[status].content['application/json'].schema;
+      expect(schema.allOf[0]).toEqual({ $ref: '#/components/schemas/OpenAiError' });
+      return schema.allOf[1].properties.error.properties.code.enum;
+    };
+    for (const status of ['400', '401', '403', '404', '409', '413', '422', '429', '500']) {
+      expect(codes(status).length, status).toBeGreaterThan(0);
+    }
+    expect(codes('403')).toEqual(['plan_inactive']);
+    expect(codes('404')).toEqual(['model_not_found']);
+    expect(completions.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'x-session-id', in: 'header' })]),
+    );
+    const models = doc.paths['/v1/models'].get.responses['200'].content['application/json'];
+    expect(JSON.stringify(models.schema.properties.object)).toContain('"list"');
+  });
 
   it('documents the session and usage routes with their answers and the session id parameter', () => {
     const session = doc.paths['/api/sessions/{sessionId}'];
@@ -249,5 +375,15 @@ describe('GET /openapi.json', () => {
       expect(ref).toMatch(/^#\/components\/schemas\//);
       expect(doc.components.schemas[ref.slice('#/components/schemas/'.length)], ref).toBeDefined();
     }
+  });
+});
+
+describe('the version', () => {
+  it("is package.json's, in the OpenAPI document", async () => {
+    const { version } = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    );
+    expect(VERSION).toBe(version);
+    expect((await http(`${server.url}/openapi.json`)).json.info.version).toBe(version);
   });
 });

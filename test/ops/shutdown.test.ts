@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { CoreAdapter } from '../../src/core/core-adapter.js';
 import { runCli, startServerProcess } from '../helpers/processes.js';
@@ -29,6 +30,20 @@ describe('graceful shutdown', () => {
     expect(results.every((r) => r.json.reply === 'fertig')).toBe(true);
     await expect(chat(server, key, { message: 'too late' })).rejects.toThrow();
     expect(await server.services.usage.used(id, month)).toBe(20);
+    await server.services.store.close();
+    await server.database.drop();
+  });
+
+  it("does not wait for a connection that never carried a request (a client's spare)", async () => {
+    const server = await startTestServer({ env: { PLAUDER_CORE: 'placeholder' } });
+    const { port } = new URL(server.url);
+    const spare = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => spare.once('connect', resolve));
+    const closedByServer = new Promise((resolve) => spare.once('close', resolve));
+    // Node's own close() would wait for this socket's header timeout (60 s).
+    await server.app.close();
+    await closedByServer;
+    expect(spare.destroyed).toBe(true);
     await server.services.store.close();
     await server.database.drop();
   });

@@ -5,7 +5,7 @@
  * crashes them nor charges a request that got no reply.
  */
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { type PrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres.js';
 import { runCli, type ServerProcess, startServerProcess } from '../helpers/processes.js';
@@ -27,17 +27,38 @@ interface Cluster {
   readonly env: Record<string, string>;
 }
 
-/** The owner (in-process) migrates and issues keys; then four processes join. */
-async function startCluster(database: TestDatabase): Promise<Cluster> {
-  cleanup.push(() => database.drop());
+/**
+ * The owner (in-process) migrates and issues keys; then four processes join. Stopped after
+ * the test, or with `steps` when they are given.
+ */
+async function startCluster(
+  database: TestDatabase,
+  steps?: (() => Promise<void>)[],
+): Promise<Cluster> {
+  const push = (step: () => Promise<void>) => (steps ?? cleanup).push(step);
+  push(() => database.drop());
   const owner = await startTestServer({ database, env: { PLAUDER_CORE: 'placeholder' } });
-  cleanup.push(() => owner.close());
+  push(() => owner.close());
   const instances = await Promise.all(
     Array.from({ length: INSTANCES }, () => startServerProcess(owner.env)),
   );
-  for (const instance of instances) cleanup.push(async () => void (await instance.stop()));
+  for (const instance of instances) push(async () => void (await instance.stop()));
   return { owner, instances, env: owner.env };
 }
+
+/**
+ * The quota test and the key-change test each work on keys of their own, so they share
+ * one cluster (started by whichever runs first) instead of starting four processes each.
+ */
+const sharedSteps: (() => Promise<void>)[] = [];
+let shared: Promise<Cluster> | undefined;
+function sharedCluster(): Promise<Cluster> {
+  shared ??= createTestDatabase('postgres').then((database) => startCluster(database, sharedSteps));
+  return shared;
+}
+afterAll(async () => {
+  for (const step of sharedSteps.reverse()) await step().catch(() => {});
+});
 
 interface Tally {
   replies: number;
@@ -86,7 +107,7 @@ describe('four instances on one PostgreSQL database', () => {
   });
 
   it('give exactly 1000 replies for 1200 concurrent requests on a Standard key', async () => {
-    const { owner, instances } = await startCluster(await createTestDatabase('postgres'));
+    const { owner, instances } = await sharedCluster();
     const { id, key } = await owner.createKey({ plan: 'standard' });
 
     const tally = newTally();
@@ -106,7 +127,7 @@ describe('four instances on one PostgreSQL database', () => {
   });
 
   it('honour a revocation, a rotation and a plan change made through the CLI on every instance within a second', async () => {
-    const { owner, instances, env } = await startCluster(await createTestDatabase('postgres'));
+    const { owner, instances, env } = await sharedCluster();
     const everyInstance = (key: string, path = '/api/chat') =>
       Promise.all(instances.map((instance) => chat(instance, key, { message: 'Hallo' }, path)));
     const statuses = (results: { status: number }[]) => results.map((r) => r.status);

@@ -14,6 +14,13 @@ describe('prepared queries next to an open transaction', () => {
   it('keeps reservations made while another transaction waits and then rolls back', async () => {
     server = await startTestServer({ env: { PLAUDER_CORE: 'placeholder' } });
     const { id } = await server.createKey({ plan: 'standard' });
+    const quotaKey = {
+      id,
+      name: 'test key',
+      plan: 'standard',
+      limit: 1000,
+      minuteLimit: undefined,
+    };
     const { quota, usage, store } = server.services;
     const now = Date.now();
     const month = quota.monthOf(now).month;
@@ -38,7 +45,7 @@ describe('prepared queries next to an open transaction', () => {
 
     await transactionOpen;
     // While the transaction is open and waiting, the hot path reserves five requests.
-    const reserving = Promise.all(Array.from({ length: 5 }, () => quota.reserve(id, 1000, now)));
+    const reserving = Promise.all(Array.from({ length: 5 }, () => quota.reserve(quotaKey, now)));
     await new Promise((resolve) => setTimeout(resolve, 30));
     finish();
     expect(String(await rolledBack)).toContain('roll back');

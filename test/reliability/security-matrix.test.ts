@@ -270,7 +270,7 @@ describe.each(ROUTES)('$name', (route) => {
     }
   });
 
-  it('sends no CORS headers to a cross-origin request, and answers a preflight 404 without them', async () => {
+  it('sends no CORS headers to a cross-origin request, and answers a preflight 405 without them', async () => {
     const id = route.method === 'DELETE' ? await newSession(keys.a) : SESSION;
     const res = await send(
       route.method,
@@ -285,7 +285,9 @@ describe.each(ROUTES)('$name', (route) => {
       'access-control-request-method': route.method,
       'access-control-request-headers': 'authorization, content-type',
     });
-    expectError(preflight, 404, 'not_found');
+    // OPTIONS is no method of the route: 405 with Allow, and still no CORS header.
+    expectError(preflight, 405, 'method_not_allowed');
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   if (route.method === 'GET') {
@@ -382,7 +384,7 @@ describe('errors never carry internals', () => {
   it.each([
     ['a broken percent-encoding in the path', 'GET', '/api/sessions/%E0%A4%A', 400, 'bad_request'],
     ['an unknown route', 'GET', '/api/keys', 404, 'not_found'],
-    ['an unknown method on a route', 'PUT', '/api/usage', 404, 'not_found'],
+    ['an unknown method on a route', 'PUT', '/api/usage', 405, 'method_not_allowed'],
     ['an over-long session id', 'GET', `/api/sessions/${'x'.repeat(300)}`, 404, 'not_found'],
   ] as const)('answers %s with the envelope only', async (_n, method, path, status, code) => {
     expectError(await send(method, path, bearer(keys.a)), status, code);

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../helpers/processes.js';
 import { startServerProcess } from '../helpers/processes.js';
-import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { chatRequest, createHttpClient, isReply, type RawResponse } from './support/http-client.js';
 import { createKeyWithCli, once, usedOf } from './support/server-process.js';
 
@@ -45,7 +45,7 @@ function integrity(file: string): string {
   }
 }
 
-describe.runIf(TEST_DIALECT === 'sqlite')('SQLite that cannot be written', () => {
+describe('SQLite that cannot be written', () => {
   it('fails a chat request closed while another connection holds the write lock past the busy timeout, and recovers', async () => {
     database = await createTestDatabase('sqlite');
     const env = { ...database.env, PLAUDER_CORE: 'placeholder' };

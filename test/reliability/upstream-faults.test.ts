@@ -154,7 +154,7 @@ describe('when the upstream process is killed and restarted mid-load', () => {
 });
 
 describe('many concurrent upstream failures', () => {
-  /** Idle pooled upstream connections close after 4 s (src/core/openai/upstream-client.ts). */
+  /** Idle pooled upstream connections close after 4 s (src/core/http/upstream-client.ts). */
   const POOL_IDLE_MS = 4_600;
   const WAVES = 5;
   const PER_WAVE = 200;

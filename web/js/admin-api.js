@@ -15,7 +15,9 @@ export class ApiProblem extends Error {
 
 export function createAdminApi(getToken, onUnauthorized) {
   async function call(method, path, body) {
+    /** @type {Record<string, string>} */
     const headers = { authorization: `Bearer ${getToken()}` };
+    /** @type {RequestInit} */
     const init = { method, headers, cache: 'no-store' };
     if (body !== undefined) {
       headers['content-type'] = 'application/json';
@@ -47,5 +49,6 @@ export function createAdminApi(getToken, onUnauthorized) {
     rotateKey: (id, grace) => call('POST', keyPath(id, '/rotate'), { grace }),
     revokeKey: (id) => call('POST', keyPath(id, '/revoke')),
     keyHistory: (id) => call('GET', keyPath(id, '/usage')),
+    events: () => call('GET', 'events?limit=20'),
   };
 }

@@ -11,6 +11,14 @@ import { t } from './i18n.js';
  * Opens `dialog` and resolves with what `onSubmit` returned, or undefined when closed
  * without submitting (Cancel, Escape). `onSubmit` may throw to keep the dialog open.
  */
+/**
+ * @param {HTMLDialogElement} dialog
+ * @param {{
+ *   onSubmit?: () => unknown,
+ *   describeError?: (error: unknown) => string,
+ *   focus?: HTMLElement,
+ * }} [options]
+ */
 export function openDialog(dialog, { onSubmit, describeError, focus } = {}) {
   const form = $('form', dialog);
   const submitButton = form.querySelector('[type="submit"]');
@@ -28,7 +36,9 @@ export function openDialog(dialog, { onSubmit, describeError, focus } = {}) {
         result = await onSubmit?.();
         dialog.close();
       } catch (error) {
-        errorBox.textContent = describeError ? describeError(error) : String(error.message);
+        errorBox.textContent = describeError
+          ? describeError(error)
+          : String(/** @type {Error} */ (error).message);
         errorBox.hidden = false;
       } finally {
         if (submitButton) submitButton.disabled = false;

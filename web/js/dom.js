@@ -4,6 +4,12 @@
  * never into HTML, so a key named `<img onerror=...>` stays text.
  */
 
+/**
+ * The element `selector` finds (typed loosely: the console knows what each id holds).
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ * @returns {any}
+ */
 export function $(selector, root = document) {
   const element = root.querySelector(selector);
   if (!element) throw new Error(`missing element ${selector}`);

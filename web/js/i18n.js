@@ -44,16 +44,41 @@ const TEXT = {
     'usage.text': '{used} / {limit}',
     'usage.aria': '{used} of {limit} requests used by {name}',
     'usage.noLimit': '{used} (plan not configured)',
+    'usage.minute': 'this minute: {used} / {limit}',
+    'plan.month': '{limit} / month',
+    'plan.minute': '{limit} / minute',
+    'events.heading': 'Events (webhooks)',
+    'events.refresh': 'Refresh',
+    'events.caption': 'The latest events and their delivery',
+    'events.time': 'Time',
+    'events.type': 'Event',
+    'events.key': 'Key',
+    'events.status': 'Delivery',
+    'events.attempts': 'Attempts',
+    'events.last': 'Last answer',
+    'events.empty': 'No events yet.',
+    'events.noReceiver': 'No receiver configured (PLAUDER_WEBHOOK_URL): no events are recorded.',
+    'events.receiver': 'Sent to {url}.',
+    'events.disabled':
+      'Receiver {url} answered 410 Gone at {at}: nothing is sent until `plauder webhooks enable`.',
+    'events.counts': 'Waiting: {pending} · delivered: {delivered} · failed: {failed}',
+    'events.pending': 'waiting',
+    'events.delivered': 'delivered',
+    'events.failed': 'failed',
     'chart.heading': 'Usage over the last 12 months',
     'chart.key': 'Key',
     'chart.title': 'Requests per month: {name}',
     'chart.desc': 'Bar chart. {values}.',
     'chart.limit': 'limit {limit}',
-    'chart.caption': 'Monthly limit of the plan: {limit}. Current month: {used}.',
+    'chart.current':
+      'This month so far (day {day} of {days}): {used} requests, {average} per day on average. Requests are counted per month, not per day.',
+    'chart.limitLine':
+      "Dashed line: the plan's monthly limit of {limit} requests, {perDay} per day on average.",
+    'chart.noLimit': 'The plan of this key is not configured: there is no limit to show.',
     'chart.none': 'There are no keys yet.',
     'playground.heading': 'Playground',
     'playground.hint':
-      "Sends one real chat request, which counts against the key's quota. The key is used only for this request and not stored.",
+      "Sends one real chat request, which counts against the key's quota; the reply is streamed as it is written. The key is used only for this request and not stored.",
     'playground.endpoint': 'Endpoint',
     'playground.german': '(German)',
     'playground.english': '(English)',
@@ -158,16 +183,43 @@ const TEXT = {
     'usage.text': '{used} / {limit}',
     'usage.aria': '{used} von {limit} Anfragen genutzt von {name}',
     'usage.noLimit': '{used} (Tarif nicht konfiguriert)',
+    'usage.minute': 'diese Minute: {used} / {limit}',
+    'plan.month': '{limit} / Monat',
+    'plan.minute': '{limit} / Minute',
+    'events.heading': 'Ereignisse (Webhooks)',
+    'events.refresh': 'Aktualisieren',
+    'events.caption': 'Die letzten Ereignisse und ihre Zustellung',
+    'events.time': 'Zeit',
+    'events.type': 'Ereignis',
+    'events.key': 'Schlüssel',
+    'events.status': 'Zustellung',
+    'events.attempts': 'Versuche',
+    'events.last': 'Letzte Antwort',
+    'events.empty': 'Noch keine Ereignisse.',
+    'events.noReceiver':
+      'Kein Empfänger eingerichtet (PLAUDER_WEBHOOK_URL): es werden keine Ereignisse aufgezeichnet.',
+    'events.receiver': 'Gesendet an {url}.',
+    'events.disabled':
+      'Der Empfänger {url} antwortete am {at} mit 410 Gone: nichts wird gesendet bis `plauder webhooks enable`.',
+    'events.counts': 'Wartend: {pending} · zugestellt: {delivered} · gescheitert: {failed}',
+    'events.pending': 'wartend',
+    'events.delivered': 'zugestellt',
+    'events.failed': 'gescheitert',
     'chart.heading': 'Nutzung in den letzten 12 Monaten',
     'chart.key': 'Schlüssel',
     'chart.title': 'Anfragen pro Monat: {name}',
     'chart.desc': 'Balkendiagramm. {values}.',
     'chart.limit': 'Limit {limit}',
-    'chart.caption': 'Monatslimit des Tarifs: {limit}. Aktueller Monat: {used}.',
+    'chart.current':
+      'Dieser Monat bis heute (Tag {day} von {days}): {used} Anfragen, im Schnitt {average} pro Tag. Anfragen werden pro Monat gezählt, nicht pro Tag.',
+    'chart.limitLine':
+      'Gestrichelte Linie: das Monatslimit des Tarifs, {limit} Anfragen, im Schnitt {perDay} pro Tag.',
+    'chart.noLimit':
+      'Der Tarif dieses Schlüssels ist nicht konfiguriert: es gibt kein Limit zu zeigen.',
     'chart.none': 'Es gibt noch keine Schlüssel.',
     'playground.heading': 'Testkonsole',
     'playground.hint':
-      'Sendet eine echte Chat-Anfrage, die auf das Kontingent des Schlüssels zählt. Der Schlüssel wird nur für diese Anfrage verwendet und nicht gespeichert.',
+      'Sendet eine echte Chat-Anfrage, die auf das Kontingent des Schlüssels zählt; die Antwort erscheint, während sie geschrieben wird. Der Schlüssel wird nur für diese Anfrage verwendet und nicht gespeichert.',
     'playground.endpoint': 'Endpunkt',
     'playground.german': '(Deutsch)',
     'playground.english': '(Englisch)',
@@ -275,10 +327,14 @@ export function formatNumber(value) {
 export function translatePage(root = document) {
   document.documentElement.lang = language;
   document.title = t('title');
-  for (const element of root.querySelectorAll('[data-i18n]')) {
+  for (const element of /** @type {NodeListOf<HTMLElement>} */ (
+    root.querySelectorAll('[data-i18n]')
+  )) {
     element.textContent = t(element.dataset.i18n);
   }
-  for (const element of root.querySelectorAll('[data-i18n-aria-label]')) {
+  for (const element of /** @type {NodeListOf<HTMLElement>} */ (
+    root.querySelectorAll('[data-i18n-aria-label]')
+  )) {
     element.setAttribute('aria-label', t(element.dataset.i18nAriaLabel));
   }
 }

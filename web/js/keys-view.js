@@ -9,7 +9,19 @@ import { $, h } from './dom.js';
 import { formatNumber, t } from './i18n.js';
 import { announce } from './status.js';
 
+/** `1,000 / month` or `1,000 / month, 60 / minute`. */
+function planLimits(plan) {
+  const month = t('plan.month', { limit: formatNumber(plan.limit) });
+  return plan.perMinute === null || plan.perMinute === undefined
+    ? month
+    : `${month}, ${t('plan.minute', { limit: formatNumber(plan.perMinute) })}`;
+}
+
+/** A cell's column heading, shown beside it where the table is laid out as cards. */
+const cell = (column) => ({ 'data-label': t(`keys.${column}`) });
+
 export function createKeysView({ api, describeError, onChart, onLoaded }) {
+  /** @type {{ keys: any[], month: string, timeZone: string }} */
   let data = { keys: [], month: '', timeZone: '' };
   let plans = [];
   /** Which control to focus after the next render: `{ id, action }`. */
@@ -26,7 +38,7 @@ export function createKeysView({ api, describeError, onChart, onLoaded }) {
     for (const select of [$('#create-plan'), $('#edit-plan')]) {
       select.replaceChildren(
         ...plans.map((plan) =>
-          h('option', { value: plan.name }, `${plan.name} (${formatNumber(plan.limit)})`),
+          h('option', { value: plan.name }, `${plan.name} (${planLimits(plan)})`),
         ),
       );
     }
@@ -84,22 +96,40 @@ export function createKeysView({ api, describeError, onChart, onLoaded }) {
       'tr',
       { 'data-key-row': key.id, class: revoked ? 'revoked' : undefined },
       h('th', { scope: 'row' }, key.name),
-      h('td', {}, h('code', {}, key.id)),
-      h('td', {}, h('code', {}, `${key.displayPrefix}…`)),
-      h('td', { 'data-field': 'plan' }, key.plan),
+      h('td', cell('id'), h('code', {}, key.id)),
+      h('td', cell('prefix'), h('code', {}, `${key.displayPrefix}…`)),
+      h('td', { 'data-field': 'plan', ...cell('plan') }, key.plan),
       h(
         'td',
-        { 'data-field': 'status' },
+        { 'data-field': 'status', ...cell('status') },
         h('span', { class: `badge ${key.status}` }, t(`status.${key.status}`)),
       ),
-      h('td', { 'data-field': 'usage' }, usageCell(key)),
-      h('td', {}, h('div', { class: 'actions' }, ...actions)),
+      h('td', { 'data-field': 'usage', ...cell('usage') }, usageCell(key)),
+      h('td', cell('actions'), h('div', { class: 'actions' }, ...actions)),
     );
   }
 
   function usageCell(key) {
-    const { used, limit } = key.usage;
+    const { used, limit, perMinute } = key.usage;
     if (limit === null) return t('usage.noLimit', { used: formatNumber(used) });
+    const month = monthUsage(key, used, limit);
+    if (!perMinute) return month;
+    return h(
+      'div',
+      {},
+      month,
+      h(
+        'span',
+        { class: 'hint usage-minute', 'data-field': 'minute' },
+        t('usage.minute', {
+          used: formatNumber(perMinute.used),
+          limit: formatNumber(perMinute.limit),
+        }),
+      ),
+    );
+  }
+
+  function monthUsage(key, used, limit) {
     return h(
       'div',
       { class: 'usage' },
@@ -142,7 +172,7 @@ export function createKeysView({ api, describeError, onChart, onLoaded }) {
     restoreFocus = { id: issued.id, action: 'rotate' };
     await reloadQuietly();
     await showSecret(issued.key);
-    announce(t('msg.created', { name: issued.name }));
+    announce(() => t('msg.created', { name: issued.name }));
   }
 
   async function edit(key) {
@@ -164,7 +194,7 @@ export function createKeysView({ api, describeError, onChart, onLoaded }) {
     restoreFocus = { id: key.id, action: 'edit' };
     if (!saved) return render();
     await reloadQuietly();
-    announce(t('msg.updated', { name: saved.name }));
+    announce(() => t('msg.updated', { name: saved.name }));
   }
 
   async function toggle(key) {
@@ -172,7 +202,9 @@ export function createKeysView({ api, describeError, onChart, onLoaded }) {
     await run(async () => {
       const changed = await api.updateKey(key.id, { active: !key.active });
       await reloadQuietly();
-      announce(t(changed.active ? 'msg.activated' : 'msg.deactivated', { name: changed.name }));
+      announce(() =>
+        t(changed.active ? 'msg.activated' : 'msg.deactivated', { name: changed.name }),
+      );
     });
   }
 
@@ -188,7 +220,7 @@ export function createKeysView({ api, describeError, onChart, onLoaded }) {
     if (!rotated) return render();
     await reloadQuietly();
     await showSecret(rotated.key);
-    announce(t('msg.rotated', { name: rotated.name }));
+    announce(() => t('msg.rotated', { name: rotated.name }));
   }
 
   async function revoke(key) {
@@ -202,7 +234,7 @@ export function createKeysView({ api, describeError, onChart, onLoaded }) {
     await run(async () => {
       const revoked = await api.revokeKey(key.id);
       await reloadQuietly();
-      announce(t('msg.revoked', { name: revoked.name }));
+      announce(() => t('msg.revoked', { name: revoked.name }));
     });
   }
 
@@ -210,7 +242,7 @@ export function createKeysView({ api, describeError, onChart, onLoaded }) {
     try {
       await load();
     } catch (error) {
-      announce(describeError(error), 'error');
+      announce(() => describeError(error), 'error');
     }
   }
 
@@ -218,7 +250,7 @@ export function createKeysView({ api, describeError, onChart, onLoaded }) {
     try {
       await action();
     } catch (error) {
-      announce(t('msg.failed', { message: describeError(error) }), 'error');
+      announce(() => t('msg.failed', { message: describeError(error) }), 'error');
       await reloadQuietly();
     }
   }

@@ -1,22 +1,23 @@
 /**
  * @module main
- * The console's start: language, sign-in with the admin token, and the three parts
- * (keys, usage chart, playground). The token lives in sessionStorage only: it is gone
+ * The console's start: language, sign-in with the admin token, and the parts (keys,
+ * events, usage chart, playground). The token lives in sessionStorage only: it is gone
  * when the tab closes or on "Sign out", and no other page or tab can read it.
  */
 import { ApiProblem, createAdminApi } from './admin-api.js';
 import { $, h } from './dom.js';
-import { currentLanguage, hasText, setLanguage, t, translatePage } from './i18n.js';
+import { createEventsView } from './events-view.js';
+import { currentLanguage, formatNumber, hasText, setLanguage, t, translatePage } from './i18n.js';
 import { createKeysView } from './keys-view.js';
 import { createPlayground } from './playground.js';
-import { announce, clearStatus } from './status.js';
+import { announce, clearStatus, translateStatus } from './status.js';
 import { usageChart } from './usage-chart.js';
 
 const TOKEN_KEY = 'plauder.adminToken';
 
 const api = createAdminApi(
   () => sessionStorage.getItem(TOKEN_KEY) ?? '',
-  () => signOut(t('msg.expired'), 'error'),
+  () => signOut(() => t('msg.expired'), 'error'),
 );
 
 function describeError(error) {
@@ -33,9 +34,14 @@ const keysView = createKeysView({
     void showChart();
     $('#chart-key').focus();
   },
-  onLoaded: (keys) => fillChartChoices(keys),
+  onLoaded: (keys) => {
+    fillChartChoices(keys);
+    // A key change or a request may have recorded an event.
+    void refreshEvents();
+  },
 });
 const playground = createPlayground({ onResponse: () => void refreshKeys() });
+const eventsView = createEventsView({ api });
 
 function fillChartChoices(keys) {
   const select = $('#chart-key');
@@ -47,28 +53,72 @@ function fillChartChoices(keys) {
   void showChart();
 }
 
+/** The chart shown now: the key and its history, drawn again on resize or language change. */
+let shownChart;
+
 async function showChart() {
   const figure = $('#chart');
   const id = $('#chart-key').value;
   const key = keysView.keys().find((k) => k.id === id);
   if (!key) {
+    shownChart = undefined;
     figure.replaceChildren(h('p', { class: 'hint' }, t('chart.none')));
     return;
   }
   try {
     const history = await api.keyHistory(id);
     if ($('#chart-key').value !== id) return;
-    const current = history.months.at(-1)?.used ?? 0;
-    figure.replaceChildren(
-      usageChart({ name: key.name, limit: history.limit, months: history.months }),
-      h(
-        'figcaption',
-        { class: 'hint' },
-        t('chart.caption', { limit: history.limit ?? '—', used: current }),
-      ),
-    );
+    shownChart = { name: key.name, history };
+    drawChart();
   } catch (error) {
-    announce(describeError(error), 'error');
+    announce(() => describeError(error), 'error');
+  }
+}
+
+function drawChart() {
+  if (!shownChart) return;
+  const figure = $('#chart');
+  const { name, history } = shownChart;
+  const width = Math.max(240, Math.min(768, Math.floor(figure.clientWidth || 640)));
+  figure.replaceChildren(
+    usageChart({ name, limit: history.limit, months: history.months }, width),
+    h('figcaption', { class: 'hint' }, ...chartCaption(history)),
+  );
+  figure.dataset.width = String(width);
+}
+
+/**
+ * The current month in words: its requests, the day of the month, the daily average so far
+ * and the average per day the limit allows. Usage is counted per month, not per day, so
+ * an average is what can be said honestly.
+ */
+function chartCaption(history) {
+  const used = history.months.at(-1)?.used ?? 0;
+  const { day, days } = history.currentMonth;
+  const average = (count, n) =>
+    new Intl.NumberFormat(currentLanguage(), { maximumFractionDigits: 1 }).format(count / n);
+  const lines = [
+    t('chart.current', {
+      used: formatNumber(used),
+      day,
+      days,
+      average: average(used, day),
+    }),
+    history.limit === null
+      ? t('chart.noLimit')
+      : t('chart.limitLine', {
+          limit: formatNumber(history.limit),
+          perDay: average(history.limit, days),
+        }),
+  ];
+  return lines.map((line, i) => h('span', { class: 'caption-line', 'data-caption': i }, line));
+}
+
+async function refreshEvents() {
+  try {
+    await eventsView.load();
+  } catch (error) {
+    announce(() => describeError(error), 'error');
   }
 }
 
@@ -76,7 +126,7 @@ async function refreshKeys() {
   try {
     await keysView.load();
   } catch (error) {
-    announce(describeError(error), 'error');
+    announce(() => describeError(error), 'error');
   }
 }
 
@@ -89,9 +139,10 @@ async function enterConsole() {
   await keysView.load();
 }
 
-function signOut(message = t('msg.signedOut'), kind = 'info') {
+/** @param {'info' | 'error'} [kind] */
+function signOut(message = () => t('msg.signedOut'), kind = 'info') {
   sessionStorage.removeItem(TOKEN_KEY);
-  for (const dialog of document.querySelectorAll('dialog[open]')) dialog.close();
+  for (const dialog of document.querySelectorAll('dialog')) if (dialog.open) dialog.close();
   $('#console-view').hidden = true;
   $('#sign-out').hidden = true;
   $('#sign-in-view').hidden = false;
@@ -105,7 +156,7 @@ async function signIn(event) {
   const input = $('#admin-token');
   const token = input.value.trim();
   if (!token) {
-    announce(t('msg.needToken'), 'error');
+    announce(() => t('msg.needToken'), 'error');
     input.focus();
     return;
   }
@@ -115,7 +166,7 @@ async function signIn(event) {
   } catch (error) {
     sessionStorage.removeItem(TOKEN_KEY);
     const wrong = error instanceof ApiProblem && error.status === 401;
-    announce(wrong ? t('msg.wrongToken') : describeError(error), 'error');
+    announce(() => (wrong ? t('msg.wrongToken') : describeError(error)), 'error');
     input.setAttribute('aria-invalid', 'true');
     input.focus();
     return;
@@ -123,7 +174,7 @@ async function signIn(event) {
   input.value = '';
   input.removeAttribute('aria-invalid');
   await start();
-  announce(t('msg.signedIn'));
+  announce(() => t('msg.signedIn'));
 }
 
 async function start() {
@@ -134,7 +185,7 @@ async function start() {
   } catch (error) {
     // A 401 has already signed out (see createAdminApi's callback).
     if (!(error instanceof ApiProblem && error.status === 401)) {
-      announce(describeError(error), 'error');
+      announce(() => describeError(error), 'error');
     }
   }
 }
@@ -143,8 +194,10 @@ function applyLanguage() {
   translatePage();
   $('#language').value = currentLanguage();
   keysView.render();
+  eventsView.render();
   playground.render();
-  void showChart();
+  drawChart();
+  translateStatus();
 }
 
 function init() {
@@ -159,6 +212,14 @@ function init() {
     signOut();
   });
   $('#chart-key').addEventListener('change', () => void showChart());
+  let chartWidth = 0;
+  window.addEventListener('resize', () => {
+    const width = $('#chart').clientWidth;
+    if (width === chartWidth) return;
+    chartWidth = width;
+    drawChart();
+  });
+  $('#events-refresh').addEventListener('click', () => void refreshEvents());
   if (sessionStorage.getItem(TOKEN_KEY)) void start();
 }
 

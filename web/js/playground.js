@@ -1,8 +1,10 @@
 /**
  * @module playground
  * Sends one chat request with a pasted key, as a client would, and shows the reply, the
- * status and the RateLimit headers. The key is read from the field for this request
- * only: it is never stored. Same-origin fetch can read every response header.
+ * status and the RateLimit headers. The reply is asked for as a stream of events
+ * (`Accept: text/event-stream`) and shown as its pieces arrive; a refusal comes as JSON, as
+ * for any client. The key is read from the field for this request only: it is never
+ * stored. Same-origin fetch can read every response header.
  */
 import { $, h } from './dom.js';
 import { t } from './i18n.js';
@@ -19,6 +21,7 @@ const HEADERS = [
 
 export function createPlayground({ onResponse }) {
   const form = $('#playground-form');
+  /** @type {{ status: number, statusText: string, body: any, headers: Record<string, string | null> } | undefined} */
   let last;
 
   form.addEventListener('submit', async (event) => {
@@ -26,7 +29,7 @@ export function createPlayground({ onResponse }) {
     const key = $('#pg-key').value.trim();
     const message = $('#pg-message').value;
     if (!key || !message.trim()) {
-      announce(t('playground.needKey'), 'error');
+      announce(() => t('playground.needKey'), 'error');
       ($('#pg-key').value.trim() ? $('#pg-message') : $('#pg-key')).focus();
       return;
     }
@@ -34,42 +37,61 @@ export function createPlayground({ onResponse }) {
     const endpoint = new FormData(form).get('endpoint');
     const submit = $('[type="submit"]', form);
     submit.disabled = true;
-    announce(t('playground.sending'));
+    announce(() => t('playground.sending'));
     try {
       // Relative to /admin/, so a reverse proxy's path prefix is kept.
       const response = await fetch(new URL(`..${endpoint}`, document.baseURI), {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'text/event-stream, application/json',
+        },
         body: JSON.stringify({ message, ...(sessionId ? { sessionId } : {}) }),
         cache: 'no-store',
       });
-      const body = await response.json().catch(() => undefined);
       last = {
         status: response.status,
         statusText: response.statusText,
-        body,
+        body: undefined,
         headers: Object.fromEntries(HEADERS.map((name) => [name, response.headers.get(name)])),
       };
+      const shown = last;
+      if (isEventStream(response)) {
+        shown.body = { reply: '' };
+        await readEvents(response, (event, data) => {
+          if (event === 'delta') shown.body.reply += data.text;
+          else if (event === 'done') shown.body.reply = data.reply;
+          else if (event === 'error') shown.body.error = data.error;
+          render();
+        });
+      } else {
+        last.body = await response.json().catch(() => undefined);
+      }
       render();
-      announce(t('playground.done', { status: response.status }), response.ok ? 'info' : 'error');
+      announce(
+        () => t('playground.done', { status: response.status }),
+        response.ok ? 'info' : 'error',
+      );
       onResponse?.();
     } catch {
-      announce(t('msg.network'), 'error');
+      announce(() => t('msg.network'), 'error');
     } finally {
       submit.disabled = false;
     }
   });
 
   function render() {
-    if (!last) return;
+    const result = last;
+    if (!result) return;
     $('#pg-result').hidden = false;
-    $('#pg-status').textContent = `${last.status} ${last.statusText}`.trim();
-    $('#pg-reply').textContent = last.body?.reply ?? '—';
-    const error = last.body?.error;
+    $('#pg-status').textContent = `${result.status} ${result.statusText}`.trim();
+    $('#pg-reply').textContent = result.body?.reply ?? '—';
+    const error = result.body?.error;
     $('#pg-error').textContent = error ? `${error.code}: ${error.message}` : '—';
     $('#pg-headers').replaceChildren(
       ...HEADERS.flatMap((name) => {
-        const value = last.headers[name];
+        const value = result.headers[name];
         let shown = value ?? t('playground.notSent');
         if (name === 'X-RateLimit-Reset' && value) {
           shown = `${value} (${new Date(Number(value) * 1000).toISOString()})`;
@@ -80,4 +102,48 @@ export function createPlayground({ onResponse }) {
   }
 
   return { render };
+}
+
+function isEventStream(response) {
+  return (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+}
+
+/**
+ * Reads Server-Sent Events as they arrive and calls `onEvent(name, data)` for each event
+ * with JSON data; comments (`: ping`) are skipped.
+ */
+async function readEvents(response, onEvent) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value.replace(/\r\n?/g, '\n');
+    let end = buffer.indexOf('\n\n');
+    while (end !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      dispatch(block, onEvent);
+      end = buffer.indexOf('\n\n');
+    }
+  }
+}
+
+function dispatch(block, onEvent) {
+  let name = 'message';
+  const data = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'event') name = value;
+    else if (field === 'data') data.push(value);
+  }
+  if (data.length === 0) return;
+  try {
+    onEvent(name, JSON.parse(data.join('\n')));
+  } catch {
+    // Not JSON: not one of ours.
+  }
 }

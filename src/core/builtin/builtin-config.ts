@@ -4,17 +4,31 @@
  * - `PLAUDER_KNOWLEDGE`: path of the knowledge-base file (relative paths from the working
  *   directory); default: the shipped sample `knowledge/plauder.kb` of the package.
  * - `PLAUDER_BUILTIN_THRESHOLD`: the confidence (0 < t ≤ 1) an answer needs; below it the
- *   core says it does not know. Default 0.5.
+ *   core says it does not know (or, close below it, asks which topic is meant). Default 0.5.
+ * - the service's facts the answers quote (plans, time zone, retention, ...): from the
+ *   same variables as the rest of the configuration (`service-facts.ts`).
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  decimal,
+  type Env,
+  matching,
+  optional,
+  readSettings,
+  type Setting,
+  setting,
+} from '../../util/settings.js';
+import { readServiceFacts, type ServiceFacts } from './service-facts.js';
 
 export interface BuiltinCoreOptions {
   /** Path of the knowledge-base file; default `DEFAULT_KNOWLEDGE_PATH`. */
   readonly knowledgePath?: string;
   /** Minimum confidence for an answer, in (0, 1]; default `DEFAULT_CONFIDENCE_THRESHOLD`. */
   readonly confidenceThreshold?: number;
+  /** What the answers say about the service; default: the default configuration's. */
+  readonly facts?: ServiceFacts;
 }
 
 /** Three levels below the package root both as `src/core/builtin/*.ts` and `dist/core/builtin/*.js`. */
@@ -36,36 +50,38 @@ function isFile(path: string): boolean {
   }
 }
 
-function readThreshold(raw: string | undefined, problems: string[]): number {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_CONFIDENCE_THRESHOLD;
-  const value = Number(raw.trim());
-  if (!isValidThreshold(value)) {
-    problems.push(
-      `PLAUDER_BUILTIN_THRESHOLD: expected a number greater than 0 and at most 1, got "${raw}"`,
-    );
-    return DEFAULT_CONFIDENCE_THRESHOLD;
-  }
-  return value;
+/** The knowledge file `PLAUDER_KNOWLEDGE` names (or the default), resolved. */
+export function knowledgePathOf(raw: string | undefined): string {
+  const path = raw?.trim();
+  if (path === undefined || path === '' || path.includes('\0')) return DEFAULT_KNOWLEDGE_PATH;
+  return isAbsolute(path) ? path : resolve(path);
 }
+
+const SETTINGS = {
+  // Unset: the shipped sample; the file itself is checked below, once resolved.
+  knowledge: optional(
+    'PLAUDER_KNOWLEDGE',
+    matching('a file path', (path) => !path.includes('\0')),
+  ),
+  threshold: setting(
+    'PLAUDER_BUILTIN_THRESHOLD',
+    decimal(0, 1, { above: true }),
+    String(DEFAULT_CONFIDENCE_THRESHOLD),
+  ),
+} satisfies Record<string, Setting<unknown>>;
+
+export const BUILTIN_SETTINGS: readonly Setting<unknown>[] = Object.values(SETTINGS);
 
 /**
  * Reads the built-in core's settings. Invalid values are reported in `problems` (one
  * human-readable line each) instead of thrown, so all configuration problems can be
  * shown together. The file itself is read by `createBuiltinCore`.
  */
-export function readBuiltinCoreConfig(
-  env: Readonly<Record<string, string | undefined>>,
-  problems: string[],
-): Required<BuiltinCoreOptions> {
-  const raw = env.PLAUDER_KNOWLEDGE?.trim();
-  let knowledgePath = DEFAULT_KNOWLEDGE_PATH;
-  if (raw !== undefined && raw !== '') {
-    if (raw.includes('\0')) problems.push('PLAUDER_KNOWLEDGE: expected a file path');
-    else knowledgePath = isAbsolute(raw) ? raw : resolve(raw);
+export function readBuiltinCoreConfig(env: Env, problems: string[]): Required<BuiltinCoreOptions> {
+  const { knowledge, threshold } = readSettings(env, SETTINGS, problems);
+  const knowledgePath = knowledgePathOf(knowledge);
+  if (!env.PLAUDER_KNOWLEDGE?.includes('\0') && !isFile(knowledgePath)) {
+    problems.push(`PLAUDER_KNOWLEDGE: no such file: ${knowledgePath}`);
   }
-  if (!isFile(knowledgePath)) problems.push(`PLAUDER_KNOWLEDGE: no such file: ${knowledgePath}`);
-  return {
-    knowledgePath,
-    confidenceThreshold: readThreshold(env.PLAUDER_BUILTIN_THRESHOLD, problems),
-  };
+  return { knowledgePath, confidenceThreshold: threshold, facts: readServiceFacts(env) };
 }

@@ -1,9 +1,11 @@
 /**
  * @module core/openai/chat-wire
- * The Chat Completions wire format: the request body we send and the one field we read back.
+ * The Chat Completions wire format: the request body we send and what we read back (the
+ * reply's text and, when the server reports them, its token counts).
  */
 
-import type { CoreRequest } from '../core-adapter.js';
+import type { CoreRequest, TokenUsage } from '../core-adapter.js';
+import type { BodyReading } from '../http/http-upstream.js';
 import type { OpenAiCoreOptions } from './openai-config.js';
 
 export interface ChatMessage {
@@ -15,45 +17,66 @@ export interface ChatCompletionRequest {
   readonly model: string;
   readonly messages: readonly ChatMessage[];
   readonly temperature?: number;
+  readonly top_p?: number;
   readonly max_tokens?: number;
-  readonly stream: false;
+  readonly stop?: readonly string[];
+  readonly user?: string;
+  readonly stream: boolean;
+  readonly stream_options?: { readonly include_usage: true };
 }
 
 /**
- * System prompt of the request's language, then the memory window as user/assistant pairs
- * (oldest first), then the new message. Unset sampling options are left out so the server's
- * own defaults (often tuned per model) apply.
+ * System prompt of the request's language, then the client's own instructions, then the
+ * memory window as user/assistant pairs (oldest first; an empty side of a pair is left out),
+ * then the new message. Sampling: the client's choice, else the operator's; `max_tokens` is
+ * the smaller of the two (the operator's is a cap). Unset options are left out so the
+ * server's own defaults (often tuned per model) apply. Streamed: the server is asked for
+ * its token counts in a last chunk (`stream_options.include_usage`).
  */
 export function buildChatRequest(
   options: OpenAiCoreOptions,
   request: CoreRequest,
+  stream = false,
 ): ChatCompletionRequest {
   const messages: ChatMessage[] = [
     { role: 'system', content: options.systemPrompts[request.language] },
   ];
+  for (const instruction of request.instructions ?? []) {
+    messages.push({ role: 'system', content: instruction });
+  }
   for (const turn of request.history) {
-    messages.push(
-      { role: 'user', content: turn.message },
-      { role: 'assistant', content: turn.reply },
-    );
+    if (turn.message !== '') messages.push({ role: 'user', content: turn.message });
+    if (turn.reply !== '') messages.push({ role: 'assistant', content: turn.reply });
   }
   messages.push({ role: 'user', content: request.message });
+  const sampling = request.sampling ?? {};
+  const temperature = sampling.temperature ?? options.temperature;
+  const maxTokens = smaller(sampling.maxTokens, options.maxTokens);
   return {
     model: options.model,
     messages,
-    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-    ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
-    stream: false,
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(sampling.topP === undefined ? {} : { top_p: sampling.topP }),
+    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+    ...(sampling.stop === undefined ? {} : { stop: sampling.stop }),
+    ...(sampling.user === undefined ? {} : { user: sampling.user }),
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
   };
 }
 
-export type ParsedReply =
-  | { readonly ok: true; readonly reply: string }
-  /** `problem` names what was wrong, never the upstream's text: it goes to logs. */
-  | { readonly ok: false; readonly problem: string };
+function smaller(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
+}
 
-/** Reads `choices[0].message.content` as a non-empty, trimmed string. */
-export function parseChatReply(body: string): ParsedReply {
+export interface ChatReply {
+  readonly text: string;
+  readonly usage: TokenUsage | undefined;
+}
+
+/** Reads `choices[0].message.content` as a non-empty, trimmed string, and `usage` if any. */
+export function parseChatReply(body: string): BodyReading<ChatReply> {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -74,9 +97,21 @@ export function parseChatReply(body: string): ParsedReply {
   const reply = content.trim();
   return reply === ''
     ? { ok: false, problem: 'choices[0].message.content is empty' }
-    : { ok: true, reply };
+    : { ok: true, value: { text: reply, usage: readUsage(json.usage) } };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** `{prompt_tokens, completion_tokens}` as non-negative integers, else undefined. */
+export function readUsage(value: unknown): TokenUsage | undefined {
+  if (!isObject(value)) return undefined;
+  const { prompt_tokens: prompt, completion_tokens: completion } = value;
+  if (!isCount(prompt) || !isCount(completion)) return undefined;
+  return { promptTokens: prompt, completionTokens: completion };
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -6,10 +6,24 @@
  * Problem texts never contain the API key.
  */
 
-import { parseDuration } from '../../util/duration.js';
+import {
+  decimal,
+  duration,
+  type Env,
+  httpUrl,
+  integer,
+  matching,
+  optional,
+  readSettings,
+  type Setting,
+  setting,
+  text,
+} from '../../util/settings.js';
 import type { Language } from '../core-adapter.js';
+import { type UpstreamSettings, upstreamSettings } from '../http/upstream-config.js';
 
-export interface OpenAiCoreOptions {
+/** Timeout, retries, backoff and pool size are the shared `UpstreamSettings`. */
+export interface OpenAiCoreOptions extends UpstreamSettings {
   /** Base URL ending before `/chat/completions`, e.g. `http://127.0.0.1:11434/v1`. */
   readonly baseUrl: string;
   /** Sent as `Authorization: Bearer`; `undefined` sends no Authorization header. */
@@ -20,19 +34,11 @@ export interface OpenAiCoreOptions {
   readonly temperature: number | undefined;
   /** Omitted from the request when `undefined`. */
   readonly maxTokens: number | undefined;
-  /** Time limit of one attempt (connect + request + full response). */
-  readonly timeoutMs: number;
-  /** Attempts after the first one; 0 disables retries. */
-  readonly maxRetries: number;
-  /** Base of the full-jitter exponential backoff. */
-  readonly retryBaseDelayMs: number;
-  /** Upper bound of any wait between attempts, including one asked for by `Retry-After`. */
-  readonly retryMaxDelayMs: number;
-  /** Upper bound of concurrent (and pooled keep-alive) connections to the upstream. */
-  readonly maxConnections: number;
+  /** Streamed replies: how long the upstream may take to send the first token. */
+  readonly firstTokenTimeoutMs: number;
+  /** Streamed replies: how long the upstream may pause between two tokens. */
+  readonly tokenGapTimeoutMs: number;
 }
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export const DEFAULT_SYSTEM_PROMPTS: Readonly<Record<Language, string>> = Object.freeze({
   de:
@@ -45,7 +51,7 @@ export const DEFAULT_SYSTEM_PROMPTS: Readonly<Record<Language, string>> = Object
     'say so honestly instead of making something up.',
 });
 
-export const OPENAI_DEFAULTS = Object.freeze({
+export const OPENAI_DEFAULTS: UpstreamSettings = Object.freeze({
   timeoutMs: 30_000,
   maxRetries: 2,
   retryBaseDelayMs: 250,
@@ -53,123 +59,52 @@ export const OPENAI_DEFAULTS = Object.freeze({
   maxConnections: 64,
 });
 
+const SETTINGS = {
+  baseUrl: optional(
+    'PLAUDER_OPENAI_BASE_URL',
+    httpUrl('e.g. http://127.0.0.1:11434/v1', '; use PLAUDER_OPENAI_API_KEY'),
+  ),
+  // It becomes an HTTP header value; the problem text must not quote the key.
+  apiKey: optional(
+    'PLAUDER_OPENAI_API_KEY',
+    matching('only visible ASCII characters, no spaces', (key) => /^[\x21-\x7e]+$/.test(key), {
+      quote: false,
+    }),
+  ),
+  model: optional('PLAUDER_OPENAI_MODEL', text()),
+  systemPromptDe: optional('PLAUDER_OPENAI_SYSTEM_PROMPT_DE', text()),
+  systemPromptEn: optional('PLAUDER_OPENAI_SYSTEM_PROMPT_EN', text()),
+  temperature: optional('PLAUDER_OPENAI_TEMPERATURE', decimal(0, 2)),
+  maxTokens: optional('PLAUDER_OPENAI_MAX_TOKENS', integer(1, 1_000_000)),
+  ...upstreamSettings('PLAUDER_OPENAI', OPENAI_DEFAULTS),
+  firstTokenTimeoutMs: setting('PLAUDER_OPENAI_FIRST_TOKEN_TIMEOUT', duration(), '30s'),
+  tokenGapTimeoutMs: setting('PLAUDER_OPENAI_TOKEN_GAP_TIMEOUT', duration(), '15s'),
+} satisfies Record<string, Setting<unknown>>;
+
+export const OPENAI_SETTINGS: readonly Setting<unknown>[] = Object.values(SETTINGS);
+
 /** Reads the adapter's options; pushes one problem per invalid or missing variable. */
 export function readOpenAiCoreConfig(env: Env, problems: string[]): OpenAiCoreOptions {
-  const read = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === '' ? undefined : value;
-  };
-  const model = read('PLAUDER_OPENAI_MODEL');
+  const { baseUrl, model, systemPromptDe, systemPromptEn, ...rest } = readSettings(
+    env,
+    SETTINGS,
+    problems,
+  );
+  if (baseUrl === undefined && !env.PLAUDER_OPENAI_BASE_URL?.trim()) {
+    problems.push(
+      'PLAUDER_OPENAI_BASE_URL is required when PLAUDER_CORE=openai (e.g. http://127.0.0.1:11434/v1).',
+    );
+  }
   if (model === undefined) {
     problems.push('PLAUDER_OPENAI_MODEL is required when PLAUDER_CORE=openai (e.g. llama3.2).');
   }
-  const num = (name: string, rule: NumberRule) => readNumber(name, read(name), rule, problems);
-  const ms = (name: string, fallback: number, min: number) =>
-    readDurationMs(name, read(name), fallback, min, problems);
   return Object.freeze({
-    baseUrl: readBaseUrl(read('PLAUDER_OPENAI_BASE_URL'), problems),
-    apiKey: readApiKey(read('PLAUDER_OPENAI_API_KEY'), problems),
+    ...rest,
+    baseUrl: baseUrl ?? '',
     model: model ?? '',
     systemPrompts: Object.freeze({
-      de: read('PLAUDER_OPENAI_SYSTEM_PROMPT_DE') ?? DEFAULT_SYSTEM_PROMPTS.de,
-      en: read('PLAUDER_OPENAI_SYSTEM_PROMPT_EN') ?? DEFAULT_SYSTEM_PROMPTS.en,
+      de: systemPromptDe ?? DEFAULT_SYSTEM_PROMPTS.de,
+      en: systemPromptEn ?? DEFAULT_SYSTEM_PROMPTS.en,
     }),
-    temperature: num('PLAUDER_OPENAI_TEMPERATURE', { min: 0, max: 2, integer: false }),
-    maxTokens: num('PLAUDER_OPENAI_MAX_TOKENS', { min: 1, max: 1_000_000, integer: true }),
-    timeoutMs: ms('PLAUDER_OPENAI_TIMEOUT', OPENAI_DEFAULTS.timeoutMs, 1),
-    maxRetries:
-      num('PLAUDER_OPENAI_MAX_RETRIES', { min: 0, max: 10, integer: true }) ??
-      OPENAI_DEFAULTS.maxRetries,
-    retryBaseDelayMs: ms('PLAUDER_OPENAI_RETRY_BASE_DELAY', OPENAI_DEFAULTS.retryBaseDelayMs, 0),
-    retryMaxDelayMs: ms('PLAUDER_OPENAI_RETRY_MAX_DELAY', OPENAI_DEFAULTS.retryMaxDelayMs, 0),
-    maxConnections:
-      num('PLAUDER_OPENAI_MAX_CONNECTIONS', { min: 1, max: 10_000, integer: true }) ??
-      OPENAI_DEFAULTS.maxConnections,
   });
-}
-
-function readBaseUrl(value: string | undefined, problems: string[]): string {
-  const example = 'e.g. http://127.0.0.1:11434/v1';
-  if (value === undefined) {
-    problems.push(`PLAUDER_OPENAI_BASE_URL is required when PLAUDER_CORE=openai (${example}).`);
-    return '';
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    problems.push(`PLAUDER_OPENAI_BASE_URL is not a valid URL (${example}).`);
-    return '';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    problems.push(`PLAUDER_OPENAI_BASE_URL must use http or https, not ${url.protocol}`);
-    return '';
-  }
-  // Credentials in the URL would end up in logs and error messages; the key has its own variable.
-  if (url.username !== '' || url.password !== '') {
-    problems.push(
-      'PLAUDER_OPENAI_BASE_URL must not contain credentials; use PLAUDER_OPENAI_API_KEY.',
-    );
-    return '';
-  }
-  if (url.hash !== '') {
-    problems.push('PLAUDER_OPENAI_BASE_URL must not contain a #fragment.');
-    return '';
-  }
-  return url.href;
-}
-
-function readApiKey(value: string | undefined, problems: string[]): string | undefined {
-  // It becomes an HTTP header value; the problem text must not quote the key.
-  if (value !== undefined && !/^[\x21-\x7e]+$/.test(value)) {
-    problems.push('PLAUDER_OPENAI_API_KEY may contain only visible ASCII characters, no spaces.');
-    return undefined;
-  }
-  return value;
-}
-
-interface NumberRule {
-  readonly min: number;
-  readonly max: number;
-  readonly integer: boolean;
-}
-
-function readNumber(
-  name: string,
-  value: string | undefined,
-  rule: NumberRule,
-  problems: string[],
-): number | undefined {
-  if (value === undefined) return undefined;
-  // Number('') and Number('0x10') are accepted by JS; a plain decimal is what operators mean.
-  const parsed = /^[+-]?(\d+(\.\d+)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
-  const kind = rule.integer ? 'an integer' : 'a number';
-  if (
-    !Number.isFinite(parsed) ||
-    (rule.integer && !Number.isInteger(parsed)) ||
-    parsed < rule.min ||
-    parsed > rule.max
-  ) {
-    problems.push(`${name} must be ${kind} from ${rule.min} to ${rule.max}, got "${value}".`);
-    return undefined;
-  }
-  return parsed;
-}
-
-function readDurationMs(
-  name: string,
-  value: string | undefined,
-  fallback: number,
-  min: number,
-  problems: string[],
-): number {
-  if (value === undefined) return fallback;
-  const ms = parseDuration(value);
-  // setTimeout cannot wait longer than 2^31-1 ms; a longer value would fire at once.
-  if (ms === undefined || ms < min || ms > 2_147_483_647) {
-    const floor = min > 0 ? ` of at least ${min}ms` : '';
-    problems.push(`${name} must be a duration${floor} such as 500ms, 30s or 2m, got "${value}".`);
-    return fallback;
-  }
-  return ms;
 }

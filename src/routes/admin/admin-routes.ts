@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../services.js';
 import { adminAuth } from './admin-auth.js';
 import { consoleRoutes, loadConsoleFiles } from './console-routes.js';
+import { adminEventRoutes } from './event-routes.js';
 import { judgeContentTypeLater, schemaErrorToApiError } from './json-body.js';
 import { adminKeyRoutes } from './key-routes.js';
 import { adminPlanRoutes } from './plan-routes.js';
@@ -28,6 +29,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
     await api.register(adminKeyRoutes, deps);
     await api.register(adminUsageRoutes, deps);
     await api.register(adminPlanRoutes, deps);
+    await api.register(adminEventRoutes, deps);
   });
 
   // The console's files hold no secrets; its data comes from the API above, with the token.

@@ -4,8 +4,9 @@
  * responses (only declared fields are serialised, so a hash can never slip out) and
  * generate the admin part of `/openapi.json`.
  */
-import type { Plans } from '../../config/plans.js';
+
 import { KEY_NAME_MAX } from '../../keys/key-service.js';
+import type { Plans } from '../../plans/plans.js';
 
 export const adminSecurity = [{ adminToken: [] }];
 
@@ -38,13 +39,24 @@ export const monthQuery = {
 
 const monthUsage = {
   type: 'object',
-  required: ['month', 'used', 'limit', 'remaining'],
+  required: ['month', 'used', 'limit', 'remaining', 'perMinute'],
   description: "The key's requests this month against its plan's limit.",
   properties: {
     month: { type: 'string' },
     used: { type: 'integer' },
     limit: { type: ['integer', 'null'], description: 'null when the plan is not configured' },
     remaining: { type: ['integer', 'null'] },
+    perMinute: {
+      type: ['object', 'null'],
+      description:
+        "The key's requests in the current clock minute against its plan's per-minute limit; null when the plan has none.",
+      required: ['limit', 'used', 'remaining'],
+      properties: {
+        limit: { type: 'integer' },
+        used: { type: 'integer' },
+        remaining: { type: 'integer' },
+      },
+    },
   },
 } as const;
 
@@ -150,10 +162,20 @@ export const rotateKeyBody = {
 
 export const keyHistorySchema = {
   type: 'object',
-  required: ['id', 'limit', 'months'],
+  required: ['id', 'limit', 'months', 'currentMonth'],
   properties: {
     id: keyId,
     limit: { type: ['integer', 'null'], description: "The current plan's monthly limit." },
+    currentMonth: {
+      type: 'object',
+      description:
+        'Today is day `day` of the `days` days of the current month (quota time zone). Usage is counted per month, not per day.',
+      required: ['day', 'days'],
+      properties: {
+        day: { type: 'integer', minimum: 1, maximum: 31 },
+        days: { type: 'integer', minimum: 28, maximum: 31 },
+      },
+    },
     months: {
       type: 'array',
       description: 'The last 12 months, oldest first, the current month last.',
@@ -199,10 +221,113 @@ export const planListSchema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['name', 'limit'],
+        required: ['name', 'limit', 'perMinute'],
         properties: {
           name: { type: 'string' },
           limit: { type: 'integer', description: 'Requests per month.' },
+          perMinute: {
+            type: ['integer', 'null'],
+            description: 'Requests per clock minute; null when the plan has no such limit.',
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const eventListQuery = {
+  type: 'object',
+  properties: {
+    status: {
+      type: 'string',
+      enum: ['pending', 'delivered', 'failed'],
+      description: 'Only events in this state; default: all.',
+    },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 500,
+      description: 'How many of the latest events (default 50).',
+    },
+  },
+} as const;
+
+export const eventListSchema = {
+  type: 'object',
+  required: ['receiver', 'counts', 'events'],
+  properties: {
+    receiver: {
+      type: ['object', 'null'],
+      description: 'PLAUDER_WEBHOOK_URL and its state; null when no receiver is configured.',
+      required: ['url', 'disabled', 'disabledAt', 'disabledReason'],
+      properties: {
+        url: { type: 'string', description: 'Credentials in the URL are masked.' },
+        disabled: {
+          type: 'boolean',
+          description:
+            'True after the receiver answered 410 Gone: nothing is sent until `plauder webhooks enable`.',
+        },
+        disabledAt: { type: ['string', 'null'], format: 'date-time' },
+        disabledReason: { type: ['string', 'null'] },
+      },
+    },
+    counts: {
+      type: 'object',
+      required: ['pending', 'delivered', 'failed'],
+      description: 'Events in the outbox by status (delivered and failed are kept 30 days).',
+      properties: {
+        pending: { type: 'integer', description: 'Not yet delivered; retried until delivered.' },
+        delivered: { type: 'integer', description: 'A 2xx came back.' },
+        failed: { type: 'integer', description: 'Retries ran out (after at least 24 h).' },
+      },
+    },
+    events: {
+      type: 'array',
+      description: 'The latest events, newest first.',
+      items: {
+        type: 'object',
+        required: [
+          'id',
+          'type',
+          'status',
+          'attempts',
+          'createdAt',
+          'nextAttemptAt',
+          'lastAttemptAt',
+          'lastStatus',
+          'lastError',
+          'deliveredAt',
+          'data',
+        ],
+        properties: {
+          id: { type: 'string', description: 'The `webhook-id` of every attempt.' },
+          type: {
+            type: 'string',
+            enum: [
+              'quota.warning',
+              'quota.exhausted',
+              'key.created',
+              'key.rotated',
+              'key.revoked',
+              'key.updated',
+            ],
+          },
+          status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+          attempts: { type: 'integer' },
+          createdAt: timestamp,
+          nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+          lastAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+          lastStatus: {
+            type: ['integer', 'null'],
+            description: "The receiver's HTTP status at the last attempt.",
+          },
+          lastError: { type: ['string', 'null'], description: 'Why the last attempt failed.' },
+          deliveredAt: { type: ['string', 'null'], format: 'date-time' },
+          data: {
+            type: 'object',
+            additionalProperties: true,
+            description: "The event's `data`, as sent.",
+          },
         },
       },
     },

@@ -69,7 +69,8 @@ const FIELD_CODES: Readonly<Record<string, ErrorCode>> = {
 
 function codeOf(error: FastifySchemaValidationError | undefined, part: string): ErrorCode {
   if (part === 'params') return 'key_not_found';
-  if (part === 'querystring') return 'month_invalid';
+  if (part === 'querystring')
+    return error?.instancePath === '/month' ? 'month_invalid' : 'fields_invalid';
   return FIELD_CODES[error?.instancePath ?? ''] ?? 'fields_invalid';
 }
 

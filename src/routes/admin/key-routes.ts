@@ -6,9 +6,19 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
-import { type KeyResult, keysWithUsage } from '../../keys/key-service.js';
+import type { ErrorCode } from '../../errors/error-codes.js';
+import {
+  createKey,
+  type KeyOutcome,
+  type KeyProblem,
+  listKeys,
+  revokeKey,
+  rotateKey,
+  updateKey,
+  viewKey,
+} from '../../operations/key-operations.js';
+import type { KeyView } from '../../operations/key-view.js';
 import type { AppDeps, Services } from '../../services.js';
-import { parseDuration } from '../../util/duration.js';
 import { errorRef } from '../schemas.js';
 import {
   adminSecurity,
@@ -22,7 +32,6 @@ import {
   updateKeyBody,
 } from './admin-schemas.js';
 import { jsonBody } from './json-body.js';
-import { type KeyView, keyView } from './key-views.js';
 
 interface IdParams {
   id: string;
@@ -42,8 +51,6 @@ interface RotateBody {
 }
 
 const tags = ['admin keys'];
-/** A year: longer is no rotation, and the old secret's end must stay a valid date. */
-const MAX_GRACE_MS = 365 * 86_400_000;
 const refused = { 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef };
 
 export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
@@ -59,15 +66,7 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
         response: { 200: keyListSchema, 401: errorRef },
       },
     },
-    async () => {
-      const month = services.quota.monthOf(services.clock()).month;
-      const keys = await keysWithUsage(services.keys, services.usage, month);
-      return {
-        month,
-        timeZone: services.config.quotaTimeZone,
-        keys: keys.map(({ key, used }) => keyView(key, plans, month, used)),
-      };
-    },
+    async () => ({ ...(await listKeys(services)), timeZone: services.config.quotaTimeZone }),
   );
 
   app.post<{ Body: CreateBody }>(
@@ -84,7 +83,7 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
     },
     async (request, reply) => {
       const { name, plan, active } = request.body;
-      const issued = await settle(services, await services.keys.create({ name, plan, active }));
+      const issued = answer(await createKey(services, { name, plan, active }));
       audit(request, 'create', issued.id);
       reply.code(201);
       return { ...(await viewOf(services, issued.id)), key: issued.key };
@@ -120,7 +119,7 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
     },
     async (request) => {
       const { id } = request.params;
-      await settle(services, await services.keys.update(id, request.body), id);
+      answer(await updateKey(services, id, request.body));
       audit(request, 'update', id);
       return viewOf(services, id);
     },
@@ -143,15 +142,12 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
     },
     async (request) => {
       const { id } = request.params;
-      const graceMs = parseDuration(request.body.grace ?? '0');
-      if (graceMs === undefined || graceMs > MAX_GRACE_MS) throw new ApiError('grace_invalid');
-      const now = services.clock();
-      const issued = await settle(services, await services.keys.rotate(id, graceMs), id);
+      const issued = answer(await rotateKey(services, id, request.body.grace));
       audit(request, 'rotate', id);
       return {
         ...(await viewOf(services, id)),
         key: issued.key,
-        previousKeyExpiresAt: new Date(now + graceMs).toISOString(),
+        previousKeyExpiresAt: issued.previousKeyExpiresAt,
       };
     },
   );
@@ -164,12 +160,13 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
         tags,
         security: adminSecurity,
         params: keyIdParams,
-        response: { 200: keyViewSchema, ...refused },
+        // No body, and an id that is no key id is simply not found: never 400.
+        response: { 200: keyViewSchema, 401: errorRef, 404: errorRef, 409: errorRef },
       },
     },
     async (request) => {
       const { id } = request.params;
-      await settle(services, await services.keys.revoke(id), id);
+      answer(await revokeKey(services, id));
       audit(request, 'revoke', id);
       return viewOf(services, id);
     },
@@ -177,28 +174,21 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
 }
 
 async function viewOf(services: Services, id: string): Promise<KeyView> {
-  const record = await services.keys.get(id);
-  if (!record) throw new ApiError('key_not_found');
-  const month = services.quota.monthOf(services.clock()).month;
-  return keyView(record, services.config.plans, month, await services.usage.used(id, month));
+  return answer(await viewKey(services, id));
 }
 
+const PROBLEM_CODES: Readonly<Record<KeyProblem, ErrorCode>> = {
+  not_found: 'key_not_found',
+  revoked: 'key_revoked',
+  unknown_plan: 'plan_unknown',
+  invalid_name: 'name_invalid',
+  invalid_grace: 'grace_invalid',
+};
+
 /** The value of a key operation, or the ApiError its problem stands for. */
-async function settle<T>(services: Services, result: KeyResult<T>, id?: string): Promise<T> {
-  if (result.ok) return result.value;
-  switch (result.problem) {
-    case 'unknown_plan':
-      throw new ApiError('plan_unknown');
-    case 'invalid_name':
-      throw new ApiError('name_invalid');
-    case 'not_found': {
-      // The service refuses changes to revoked keys as "not found"; the operator should
-      // learn that the key exists but is revoked.
-      const record = id === undefined ? undefined : await services.keys.get(id);
-      const revoked = record !== undefined && record.revokedAt !== null;
-      throw new ApiError(revoked ? 'key_revoked' : 'key_not_found');
-    }
-  }
+function answer<T>(outcome: KeyOutcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw new ApiError(PROBLEM_CODES[outcome.problem]);
 }
 
 function audit(request: FastifyRequest, operation: string, keyId: string): void {

@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
-import { keyStatus, keysWithUsage } from '../../keys/key-service.js';
+import { usageUnderPlan } from '../../operations/plan-operations.js';
+import { monthUsageReport } from '../../operations/usage-operations.js';
 import type { AppDeps } from '../../services.js';
 import { errorRef } from '../schemas.js';
 import {
@@ -17,10 +18,27 @@ import {
 } from './admin-schemas.js';
 
 const HISTORY_MONTHS = 12;
+
+/**
+ * How far the current quota month has come, in the quota time zone: today is day
+ * `day` of `days`. Usage is counted per month only, so this is what a daily average needs.
+ */
+export function daysOfMonth(nowMs: number, timeZone: string): { day: number; days: number } {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+  }).formatToParts(nowMs);
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  const year = part('year');
+  const month = part('month');
+  return { day: part('day'), days: new Date(Date.UTC(year, month, 0)).getUTCDate() };
+}
 const tags = ['admin usage'];
 
 export async function adminUsageRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
-  const { plans, quotaTimeZone } = services.config;
+  const { plans } = services.config;
 
   app.get<{ Querystring: { month?: string } }>(
     '/admin/v1/usage',
@@ -33,21 +51,7 @@ export async function adminUsageRoutes(app: FastifyInstance, { services }: AppDe
         response: { 200: monthUsageReportSchema, 400: errorRef, 401: errorRef },
       },
     },
-    async (request) => {
-      const month = request.query.month ?? services.quota.monthOf(services.clock()).month;
-      const rows = (await keysWithUsage(services.keys, services.usage, month)).map(
-        ({ key, used }) => ({
-          id: key.id,
-          name: key.name,
-          plan: key.plan,
-          status: keyStatus(key),
-          used,
-          limit: plans.get(key.plan) ?? null,
-        }),
-      );
-      const total = rows.reduce((sum, row) => sum + row.used, 0);
-      return { month, timeZone: quotaTimeZone, total, keys: rows };
-    },
+    async (request) => monthUsageReport(services, request.query.month),
   );
 
   app.get<{ Params: { id: string } }>(
@@ -64,8 +68,14 @@ export async function adminUsageRoutes(app: FastifyInstance, { services }: AppDe
     async (request) => {
       const key = await services.keys.get(request.params.id);
       if (!key) throw new ApiError('key_not_found');
-      const months = await services.quota.history(key.id, services.clock(), HISTORY_MONTHS);
-      return { id: key.id, limit: plans.get(key.plan) ?? null, months };
+      const now = services.clock();
+      const months = await services.quota.history(key.id, now, HISTORY_MONTHS);
+      return {
+        id: key.id,
+        limit: usageUnderPlan(plans, key.plan, 0, 0).limit,
+        months,
+        currentMonth: daysOfMonth(now, services.config.quotaTimeZone),
+      };
     },
   );
 }

@@ -4,11 +4,14 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
+import type { KeyAuthRecord } from '../../keys/key-service.js';
 import type { Services } from '../../services.js';
-import type { KeyAuthRecord } from '../../storage/repositories/keys-repository.js';
 
 export interface AuthenticatedKey extends KeyAuthRecord {
+  /** The plan's monthly limit. */
   readonly limit: number;
+  /** The plan's per-minute limit; undefined = none. */
+  readonly minuteLimit: number | undefined;
 }
 
 export const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="plauder"' } as const;
@@ -20,10 +23,10 @@ export async function authenticate(
   const key = await services.keys.authenticate(request.headers.authorization);
   if (!key) throw new ApiError('invalid_api_key', WWW_AUTHENTICATE);
   request.keyId = key.id;
-  const limit = services.config.plans.get(key.plan);
+  const plan = services.config.plans.get(key.plan);
   // A key whose plan was removed from PLAUDER_PLANS is an operator error, not the client's.
-  if (limit === undefined) throw new Error(`plan "${key.plan}" of key ${key.id} is not configured`);
-  return { ...key, limit };
+  if (plan === undefined) throw new Error(`plan "${key.plan}" of key ${key.id} is not configured`);
+  return { ...key, limit: plan.monthly, minuteLimit: plan.perMinute };
 }
 
 declare module 'fastify' {

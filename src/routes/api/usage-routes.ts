@@ -3,6 +3,7 @@
  * `GET /api/usage`: the key holder's plan and this month's count. Not counted.
  */
 import type { FastifyInstance } from 'fastify';
+import { keyUsage } from '../../quota/key-usage.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
 import { bearerSecurity, errorRef, usageSchema } from '../schemas.js';
@@ -21,16 +22,9 @@ export async function usageRoutes(app: FastifyInstance, { services }: AppDeps): 
     },
     async (request, reply) => {
       const key = await authenticate(services, request);
-      const state = await services.quota.current(key.id, key.limit, services.clock());
+      const state = await services.quota.current(key, services.clock());
       reply.headers(rateLimitHeaders(state));
-      return {
-        plan: key.plan,
-        active: key.active,
-        limit: state.limit,
-        used: state.used,
-        remaining: Math.max(0, state.limit - state.used),
-        resetsAt: new Date(state.window.endMs).toISOString(),
-      };
+      return keyUsage(key, state);
     },
   );
 }

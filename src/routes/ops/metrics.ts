@@ -10,6 +10,8 @@ export interface Metrics {
   readonly requests: Counter<'route' | 'method' | 'status'>;
   readonly duration: Histogram<'route'>;
   readonly chatOutcomes: Counter<'endpoint' | 'outcome'>;
+  /** Webhook delivery attempts by how they ended (delivered, retry, gave_up, gone). */
+  readonly webhookAttempts: Counter<'result'>;
 }
 
 export function createMetrics(): Metrics {
@@ -34,6 +36,12 @@ export function createMetrics(): Metrics {
       name: 'plauder_chat_outcomes_total',
       help: 'Chat responses by endpoint and outcome (reply, soft error or error code)',
       labelNames: ['endpoint', 'outcome'],
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'plauder_webhook_attempts_total',
+      help: 'Webhook delivery attempts of this instance by result: delivered, retry, gave_up (retries ran out), gone (410)',
+      labelNames: ['result'],
       registers: [registry],
     }),
   };

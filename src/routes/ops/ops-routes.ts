@@ -4,10 +4,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
-import { ApiError } from '../../errors/api-error.js';
+import { type CoreSettings, coreSettingsProblem } from '../../core/core-settings.js';
+import { errorBody } from '../../errors/api-error.js';
 import { safeError } from '../../errors/safe-error.js';
 import type { AppDeps } from '../../services.js';
-import { errorRef } from '../schemas.js';
+import { errorBodySchema } from '../schemas.js';
 import type { Metrics } from './metrics.js';
 
 const statusSchema = {
@@ -16,21 +17,46 @@ const statusSchema = {
   properties: { status: { type: 'string' } },
 } as const;
 
+const notReadySchema = {
+  type: 'object',
+  required: ['error', 'reason'],
+  properties: {
+    error: errorBodySchema.properties.error,
+    reason: { type: 'string', description: 'Why the instance is not ready' },
+  },
+} as const;
+
 /** A load balancer's probe gives up after a second or two; answer before it does. */
 const READY_TIMEOUT_MS = 2000;
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/**
+ * `work`, or a rejection once `signal` aborts. `AbortSignal.timeout` fits here: a probe a
+ * second keeps at most a few timers alive; a chat request's core deadline, one per request
+ * at any rate and up to PLAUDER_CORE_TIMEOUT long, is a timer cleared when the turn ends.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return Promise.race([
+    work,
+    new Promise<never>((_, reject) =>
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+    ),
+  ]);
 }
 
-export async function opsRoutes(
-  app: FastifyInstance,
-  deps: AppDeps & { metrics: Metrics },
-): Promise<void> {
+/** Why this instance should not get traffic, or undefined when it is ready. */
+async function notReadyReason(deps: OpsDeps, signal: AbortSignal): Promise<string | undefined> {
+  const core = coreSettingsProblem(deps.coreSettings);
+  if (core !== undefined) return core;
+  const { store } = deps.services;
+  return untilAborted(
+    store.ping().then(() => store.schemaProblem()),
+    signal,
+  );
+}
+
+type OpsDeps = AppDeps & { metrics: Metrics; coreSettings: CoreSettings };
+
+export async function opsRoutes(app: FastifyInstance, deps: OpsDeps): Promise<void> {
   app.get(
     '/healthz',
     { schema: { summary: 'Liveness', tags: ['ops'], response: { 200: statusSchema } } },
@@ -41,19 +67,26 @@ export async function opsRoutes(
     '/readyz',
     {
       schema: {
-        summary: 'Readiness: the database answers',
+        summary:
+          'Readiness: the database answers with the schema this build expects, and the core is configured',
+        description:
+          'The core is not asked to answer: an upstream hiccup must not take every instance out of the load balancer at once.',
         tags: ['ops'],
-        response: { 200: statusSchema, 503: errorRef },
+        response: { 200: statusSchema, 503: notReadySchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      let reason: string | undefined;
       try {
-        await withTimeout(deps.services.store.ping(), READY_TIMEOUT_MS);
+        reason = await notReadyReason(deps, AbortSignal.timeout(READY_TIMEOUT_MS));
       } catch (error) {
         request.log.warn({ error: safeError(error) }, 'database not reachable');
-        throw new ApiError('service_unavailable');
+        reason = 'the database does not answer';
       }
-      return { status: 'ready' };
+      if (reason === undefined) return { status: 'ready' };
+      if (!reason.startsWith('the database does not')) request.log.warn({ reason }, 'not ready');
+      request.errorCode = 'service_unavailable';
+      return reply.code(503).send({ ...errorBody('service_unavailable', request.id), reason });
     },
   );
 
@@ -66,6 +99,30 @@ export async function opsRoutes(
       this.set(quota.pendingRefunds());
     },
   });
+
+  const { events, config } = deps.services;
+  if (config.webhook !== undefined) {
+    const url = config.webhook.url;
+    new Gauge({
+      name: 'plauder_webhook_events',
+      help: 'Events in the outbox by status: pending (to be sent), delivered, failed (retries ran out)',
+      labelNames: ['status'],
+      registers: [deps.metrics.registry],
+      async collect() {
+        for (const [status, count] of Object.entries(await events.counts())) {
+          this.set({ status }, count);
+        }
+      },
+    });
+    new Gauge({
+      name: 'plauder_webhook_receiver_disabled',
+      help: '1 when the receiver answered 410 Gone and nothing is sent until it is enabled again',
+      registers: [deps.metrics.registry],
+      async collect() {
+        this.set((await events.receiverState(url)) ? 1 : 0);
+      },
+    });
+  }
 
   app.get(
     '/metrics',

@@ -24,12 +24,15 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
   const connection = {
     connectionString: options.url,
     application_name: 'plauder',
-    // A down or unreachable server fails requests promptly instead of queueing them.
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     types: { getTypeParser: typeParser },
   };
-  const pool = new pg.Pool({ ...connection, max: options.poolSize });
+  // A down or unreachable server fails requests promptly: each new connection has a
+  // connect timeout. The pool itself gets none: pg-pool would apply it to the wait for a
+  // free connection too, and on a busy machine a burst of requests queued behind the pool
+  // then failed with 500 although the database was fine. A slow machine makes answers
+  // slower, never wrong; queries stay bounded by the statement timeout.
+  const pool = new pg.Pool({ ...connection, max: options.poolSize, Client: ConnectTimeoutClient });
   // A connection the server drops (restart, failover) emits 'error': on the pool while
   // idle, on the client while checked out. Unheard, either would end the process. The
   // running query fails on its own, and the pool discards the broken connection.
@@ -39,12 +42,13 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
 
   return {
     db,
+    features: { skipLocked: true },
     ping: async () => {
       await sql`select 1`.execute(db);
     },
     async migrateExclusively(migrate) {
       // A connection of its own: the migrations need the pool, which may have size 1.
-      const lock = new pg.Client(connection);
+      const lock = new ConnectTimeoutClient(connection);
       lock.on('error', () => {});
       await lock.connect();
       try {
@@ -56,6 +60,13 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
       }
     },
   };
+}
+
+/** A `pg` client whose own connection attempt times out (the pool's wait does not). */
+class ConnectTimeoutClient extends pg.Client {
+  constructor(config: pg.ClientConfig = {}) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
 }
 
 /** Timestamps are `bigint` milliseconds, far below 2^53: parse them as numbers. */

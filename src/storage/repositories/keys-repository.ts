@@ -3,8 +3,8 @@
  * API keys and their secrets (hashes only). A key id is stable; rotation adds a secret
  * and lets the old ones expire, so usage and sessions stay with the id.
  */
-import { type Kysely, sql } from 'kysely';
-import { prepareQuery } from '../prepared-query.js';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { prepareQuery, runSteps, type WriteStep } from '../prepared-query.js';
 import type { ApiKeysTable, Database } from '../schema.js';
 
 export interface KeyRecord {
@@ -22,6 +22,7 @@ export interface KeyRecord {
 /** What authentication needs to know about the key behind a secret. */
 export interface KeyAuthRecord {
   readonly id: string;
+  readonly name: string;
   readonly plan: string;
   readonly active: boolean;
 }
@@ -37,21 +38,26 @@ export interface NewKey {
 
 export type KeyPatch = Partial<Pick<KeyRecord, 'name' | 'plan' | 'active'>>;
 
+/**
+ * The changes take `steps`: further writes (the events they cause) committed in the same
+ * transaction, and only when the change is made.
+ */
 export interface KeysRepository {
-  create(key: NewKey, now: number): Promise<void>;
+  create(key: NewKey, now: number, steps?: readonly WriteStep[]): Promise<void>;
   /** The live key behind a secret hash: not revoked, secret not expired. */
   findByHash(hash: string, now: number): Promise<KeyAuthRecord | undefined>;
   get(id: string): Promise<KeyRecord | undefined>;
   list(): Promise<KeyRecord[]>;
-  update(id: string, patch: KeyPatch, now: number): Promise<boolean>;
+  update(id: string, patch: KeyPatch, now: number, steps?: readonly WriteStep[]): Promise<boolean>;
   /** Adds a new secret; the current ones expire at `now + graceMs`. False if no live key. */
   rotate(
     id: string,
     secret: Pick<NewKey, 'hash' | 'displayPrefix'>,
     graceMs: number,
     now: number,
+    steps?: readonly WriteStep[],
   ): Promise<boolean>;
-  revoke(id: string, now: number): Promise<boolean>;
+  revoke(id: string, now: number, steps?: readonly WriteStep[]): Promise<boolean>;
 }
 
 export function createKeysRepository(db: Kysely<Database>): KeysRepository {
@@ -81,6 +87,7 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
     { hash: string },
     {
       id: string;
+      name: string;
       plan: string;
       active: number;
       revoked_at: number | null;
@@ -90,12 +97,12 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
     db
       .selectFrom('key_secrets as s')
       .innerJoin('api_keys as k', 'k.id', 's.key_id')
-      .select(['k.id', 'k.plan', 'k.active', 'k.revoked_at', 's.expires_at'])
+      .select(['k.id', 'k.name', 'k.plan', 'k.active', 'k.revoked_at', 's.expires_at'])
       .where('s.hash', '=', p<string>('hash')),
   );
 
   return {
-    async create(key, now) {
+    async create(key, now, steps = []) {
       await db.transaction().execute(async (trx) => {
         await trx
           .insertInto('api_keys')
@@ -119,6 +126,7 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
             expires_at: null,
           })
           .execute();
+        await runSteps(trx, steps);
       });
     },
 
@@ -126,7 +134,7 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
       const row = (await findByHashQuery(db, { hash })).rows[0];
       if (!row || row.revoked_at !== null) return undefined;
       if (row.expires_at !== null && Number(row.expires_at) <= now) return undefined;
-      return { id: row.id, plan: row.plan, active: Number(row.active) === 1 };
+      return { id: row.id, name: row.name, plan: row.plan, active: Number(row.active) === 1 };
     },
 
     async get(id) {
@@ -139,22 +147,23 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
       return rows.map(toKeyRecord);
     },
 
-    async update(id, patch, now) {
-      const result = await db
-        .updateTable('api_keys')
-        .set({
-          ...(patch.name === undefined ? {} : { name: patch.name }),
-          ...(patch.plan === undefined ? {} : { plan: patch.plan }),
-          ...(patch.active === undefined ? {} : { active: patch.active ? 1 : 0 }),
-          updated_at: now,
-        })
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+    async update(id, patch, now, steps = []) {
+      return changeThen(db, steps, (trx) =>
+        trx
+          .updateTable('api_keys')
+          .set({
+            ...(patch.name === undefined ? {} : { name: patch.name }),
+            ...(patch.plan === undefined ? {} : { plan: patch.plan }),
+            ...(patch.active === undefined ? {} : { active: patch.active ? 1 : 0 }),
+            updated_at: now,
+          })
+          .where('id', '=', id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst(),
+      );
     },
 
-    async rotate(id, secret, graceMs, now) {
+    async rotate(id, secret, graceMs, now, steps = []) {
       return db.transaction().execute(async (trx) => {
         const touched = await trx
           .updateTable('api_keys')
@@ -181,20 +190,35 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
             expires_at: null,
           })
           .execute();
+        await runSteps(trx, steps);
         return true;
       });
     },
 
-    async revoke(id, now) {
-      const result = await db
-        .updateTable('api_keys')
-        .set({ revoked_at: now, updated_at: now, active: 0 })
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+    async revoke(id, now, steps = []) {
+      return changeThen(db, steps, (trx) =>
+        trx
+          .updateTable('api_keys')
+          .set({ revoked_at: now, updated_at: now, active: 0 })
+          .where('id', '=', id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst(),
+      );
     },
   };
+}
+
+/** One update of a key and, if it changed the key, `steps`, in one transaction. */
+async function changeThen(
+  db: Kysely<Database>,
+  steps: readonly WriteStep[],
+  change: (trx: Transaction<Database>) => Promise<{ numUpdatedRows: bigint }>,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const changed = (await change(trx)).numUpdatedRows > 0n;
+    if (changed) await runSteps(trx, steps);
+    return changed;
+  });
 }
 
 type KeyRow = ApiKeysTable & { display_prefix: string | null };

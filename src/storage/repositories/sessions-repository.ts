@@ -4,11 +4,11 @@
  * there is no query that reaches a session without the key id it belongs to.
  */
 import type { Kysely } from 'kysely';
-import { prepareQuery } from '../prepared-query.js';
+import { prepareQuery, runAtomically, type WriteStep } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
 export interface SessionRow {
-  /** Writes of the window so far; the next write must name it (optimistic concurrency). */
+  /** Turns ever appended; each write of the window increments it. */
   readonly turnCount: number;
   readonly lastActiveAt: number;
   /** Null for a session stored before migration 002 (its turns are in `turns`). */
@@ -22,23 +22,29 @@ export interface LegacyTurn {
   readonly sealed: string;
 }
 
-export interface WindowWrite {
-  /** The `turnCount` the window was built from; the write fails if it changed since. */
-  readonly expectedCount: number;
-  readonly sealedWindow: string;
+export interface TurnAppend {
   readonly now: number;
   /** A session idle since before this is expired: its window starts afresh. */
   readonly activeSince: number;
+  /**
+   * The sealed window after this turn, built from the session as it is now, under the
+   * lock. Synchronous: nothing may be awaited while the session is locked.
+   */
+  build(current: SessionRow): string;
+  /** Other writes that must commit together with this turn (an idempotent outcome). */
+  readonly with?: readonly WriteStep[];
 }
 
 export interface SessionsRepository {
   find(keyId: string, sessionHash: string): Promise<SessionRow | undefined>;
-  /** Stores the window if nobody wrote it since it was read; false on such a conflict. */
-  writeWindow(keyId: string, sessionHash: string, write: WindowWrite): Promise<boolean>;
+  /**
+   * Appends a turn with one short read-modify-write: the session row is locked (created if
+   * new), its window rebuilt by `append.build`, written, and the legacy turns it replaced
+   * dropped, in one transaction. Concurrent appends wait for each other; none fails.
+   */
+  appendTurn(keyId: string, sessionHash: string, append: TurnAppend): Promise<void>;
   /** The newest `limit` turns of a session from before migration 002, oldest first. */
   legacyTurns(keyId: string, sessionHash: string, limit: number): Promise<LegacyTurn[]>;
-  /** Removes turns from before migration 002 once they live in the window. */
-  dropLegacyTurns(keyId: string, sessionHash: string): Promise<void>;
   /** Deletes a session; false when there was no live one. */
   delete(keyId: string, sessionHash: string, activeSince: number): Promise<boolean>;
   /** Deletes sessions idle since before `idleBefore`; returns how many. */
@@ -58,18 +64,12 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
       .where('key_id', '=', p<string>('keyId'))
       .where('session_hash', '=', p<string>('hash')),
   );
-  // One statement: a new session is inserted; an existing one is updated only if its
-  // count is still the one the window was built from, so concurrent turns never overwrite
-  // each other (the loser re-reads and tries again).
-  const writeQuery = prepareQuery<
-    SessionRef & {
-      count: number;
-      expected: number;
-      sealed: string;
-      now: number;
-      activeSince: number;
-    },
-    { turn_count: number }
+  // Creates the row if the session is new, locks it either way (on PostgreSQL an upsert
+  // locks the row it updates; on SQLite the transaction holds the write lock) and returns
+  // it as it is now.
+  const lockQuery = prepareQuery<
+    SessionRef & { now: number },
+    { turn_count: number; last_active_at: number; sealed_window: string | null }
   >((p) =>
     db
       .insertInto('sessions')
@@ -78,52 +78,65 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
         session_hash: p<string>('hash'),
         created_at: p<number>('now'),
         last_active_at: p<number>('now'),
-        turn_count: p<number>('count'),
-        sealed_window: p<string>('sealed'),
+        turn_count: 0,
+        sealed_window: null,
       })
       .onConflict((oc) =>
         oc
           .columns(['key_id', 'session_hash'])
-          .doUpdateSet((eb) => ({
-            turn_count: eb.ref('excluded.turn_count'),
-            last_active_at: eb.ref('excluded.last_active_at'),
-            sealed_window: eb.ref('excluded.sealed_window'),
-            // An expired session that starts afresh is a new conversation.
-            created_at: eb
-              .case()
-              .when('sessions.last_active_at', '<', p<number>('activeSince'))
-              .then(eb.ref('excluded.created_at'))
-              .else(eb.ref('sessions.created_at'))
-              .end(),
-          }))
-          .where('sessions.turn_count', '=', p<number>('expected')),
+          .doUpdateSet((eb) => ({ turn_count: eb.ref('sessions.turn_count') })),
       )
-      .returning('turn_count'),
+      .returning(['turn_count', 'last_active_at', 'sealed_window']),
+  );
+  const writeQuery = prepareQuery<
+    SessionRef & { count: number; sealed: string; now: number; activeSince: number },
+    unknown
+  >((p) =>
+    db
+      .updateTable('sessions')
+      .set((eb) => ({
+        turn_count: p<number>('count'),
+        last_active_at: p<number>('now'),
+        sealed_window: p<string>('sealed'),
+        // An expired session that starts afresh is a new conversation.
+        created_at: eb
+          .case()
+          .when('last_active_at', '<', p<number>('activeSince'))
+          .then(p<number>('now'))
+          .else(eb.ref('created_at'))
+          .end(),
+      }))
+      .where('key_id', '=', p<string>('keyId'))
+      .where('session_hash', '=', p<string>('hash')),
+  );
+  const dropLegacyQuery = prepareQuery<SessionRef, unknown>((p) =>
+    db
+      .deleteFrom('turns')
+      .where('key_id', '=', p<string>('keyId'))
+      .where('session_hash', '=', p<string>('hash')),
   );
 
   return {
     async find(keyId, hash) {
       const row = (await findQuery(db, { keyId, hash })).rows[0];
-      return (
-        row && {
-          turnCount: Number(row.turn_count),
-          lastActiveAt: Number(row.last_active_at),
-          sealedWindow: row.sealed_window,
-        }
-      );
+      return row && toRow(row);
     },
 
-    async writeWindow(keyId, hash, write) {
-      const { rows } = await writeQuery(db, {
-        keyId,
-        hash,
-        count: write.expectedCount + 1,
-        expected: write.expectedCount,
-        sealed: write.sealedWindow,
-        now: write.now,
-        activeSince: write.activeSince,
+    async appendTurn(keyId, hash, append) {
+      const ref = { keyId, hash };
+      await runAtomically(db, lockQuery.bind({ ...ref, now: append.now }), ([locked]) => {
+        if (!locked) throw new Error('the session row was not returned by its upsert');
+        const current = toRow(locked);
+        const write = writeQuery.bind({
+          ...ref,
+          count: current.turnCount + 1,
+          sealed: append.build(current),
+          now: append.now,
+          activeSince: append.activeSince,
+        });
+        const legacy = current.sealedWindow === null && current.turnCount > 0;
+        return [write, ...(legacy ? [dropLegacyQuery.bind(ref)] : []), ...(append.with ?? [])];
       });
-      return rows.length === 1;
     },
 
     async legacyTurns(keyId, hash, limit) {
@@ -144,14 +157,6 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
       }));
     },
 
-    async dropLegacyTurns(keyId, hash) {
-      await db
-        .deleteFrom('turns')
-        .where('key_id', '=', keyId)
-        .where('session_hash', '=', hash)
-        .execute();
-    },
-
     async delete(keyId, sessionHash, activeSince) {
       const row = await db
         .deleteFrom('sessions')
@@ -169,5 +174,17 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
+  };
+}
+
+function toRow(row: {
+  turn_count: number;
+  last_active_at: number;
+  sealed_window: string | null;
+}): SessionRow {
+  return {
+    turnCount: Number(row.turn_count),
+    lastActiveAt: Number(row.last_active_at),
+    sealedWindow: row.sealed_window,
   };
 }

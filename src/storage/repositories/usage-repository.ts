@@ -1,92 +1,266 @@
 /**
  * @module storage/repositories/usage-repository
- * Monthly counters keyed by (key id, month). `reserve` is one atomic conditional
- * upsert, so the limit holds under any concurrency, in one process or many.
+ * Counters keyed by (key id, month): the month's requests, and those of the row's current
+ * clock minute. `reserve` is one atomic conditional upsert of that one row that checks and
+ * counts both limits, so they hold under any concurrency, in one process or many, and a
+ * request refused by either consumes neither.
+ *
+ * A reservation that reaches a watched count (80 % and 100 % of the month, for events) is
+ * committed together with the writes that record it: those few run as a read-modify-write
+ * (`runAtomically`); every other reservation is the single statement.
  */
 import type { Kysely } from 'kysely';
-import { prepareQuery } from '../prepared-query.js';
+import { prepareQuery, runAtomically, type WriteStep } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
 export interface UsageRow {
   readonly keyId: string;
   readonly month: string;
   readonly used: number;
+  /** The clock minute the row last counted in, and its requests. */
+  readonly minute: number;
+  readonly minuteUsed: number;
 }
 
+/** What one request asks of the counters. */
+export interface ReserveRequest {
+  readonly keyId: string;
+  readonly month: string;
+  readonly limit: number;
+  /** The clock minute (Unix ms / 60 000) the request falls in. */
+  readonly minute: number;
+  /** Requests per minute; undefined = no per-minute limit. */
+  readonly minuteLimit: number | undefined;
+  /**
+   * Counts of the month at which `record(used)` adds writes to the reservation's
+   * transaction (at most two; none when nothing is recorded).
+   */
+  readonly watch: readonly number[];
+  readonly record: (used: number) => readonly WriteStep[];
+}
+
+export type ReserveOutcome =
+  | { readonly admitted: true; readonly used: number; readonly minuteUsed: number }
+  | {
+      readonly admitted: false;
+      /** The month is checked first (contract §1: row 3 before row 3a). */
+      readonly refusedBy: 'month' | 'minute';
+      readonly used: number;
+      readonly minuteUsed: number;
+    };
+
 export interface UsageRepository {
-  /** Counts one request if `used < limit`; returns the new count, or undefined at the limit. */
-  reserve(keyId: string, month: string, limit: number): Promise<number | undefined>;
-  /** Gives back one reserved request (the core failed). */
-  refund(keyId: string, month: string): Promise<void>;
+  /** Counts one request if the month and the minute both have room; else counts nothing. */
+  reserve(request: ReserveRequest): Promise<ReserveOutcome>;
+  /** Gives back one reserved request (the core failed), to the minute too while it lasts. */
+  refund(keyId: string, month: string, minute?: number): Promise<void>;
   used(keyId: string, month: string): Promise<number>;
+  /** The month's row (zeros when there is none). */
+  row(keyId: string, month: string): Promise<UsageRow>;
   forMonth(month: string): Promise<UsageRow[]>;
   forKey(keyId: string): Promise<UsageRow[]>;
 }
 
+/** "No per-minute limit": above any count, and within PostgreSQL's integer. */
+const NO_LIMIT = 2_147_483_647;
+/** A watched count no reservation returns (counts start at 1). */
+const UNWATCHED = 0;
+
 type KeyMonth = { keyId: string; month: string };
+type ReserveParams = KeyMonth & {
+  minute: number;
+  limit: number;
+  minuteLimit: number;
+  watchA: number;
+  watchB: number;
+};
+type CountsRow = { used: number; minute_used: number };
 
 export function createUsageRepository(db: Kysely<Database>): UsageRepository {
-  const reserveQuery = prepareQuery<KeyMonth & { limit: number }, { used: number }>((p) =>
-    db
-      .insertInto('usage')
-      .values({ key_id: p<string>('keyId'), month: p<string>('month'), used: 1 })
-      .onConflict((oc) =>
-        oc
-          .columns(['key_id', 'month'])
-          .doUpdateSet((eb) => ({ used: eb('usage.used', '+', 1) }))
-          .where('usage.used', '<', p<number>('limit')),
-      )
-      .returning('used'),
-  );
-  const refundQuery = prepareQuery<KeyMonth, unknown>((p) =>
+  const upsert = (watched: boolean) =>
+    prepareQuery<ReserveParams, CountsRow>((p) =>
+      db
+        .insertInto('usage')
+        .values({
+          key_id: p<string>('keyId'),
+          month: p<string>('month'),
+          used: 1,
+          minute: p<number>('minute'),
+          minute_used: 1,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(['key_id', 'month'])
+            .doUpdateSet((eb) => ({
+              used: eb('usage.used', '+', 1),
+              minute_used: eb
+                .case()
+                .when('usage.minute', '=', eb.ref('excluded.minute'))
+                .then(eb('usage.minute_used', '+', 1))
+                .else(1)
+                .end(),
+              minute: eb.ref('excluded.minute'),
+            }))
+            .where((eb) => {
+              const room = [
+                eb('usage.used', '<', p<number>('limit')),
+                eb.or([
+                  eb('usage.minute', '<>', eb.ref('excluded.minute')),
+                  eb('usage.minute_used', '<', p<number>('minuteLimit')),
+                ]),
+              ];
+              // The single statement leaves watched counts to the atomic path.
+              if (!watched) {
+                room.push(eb(eb('usage.used', '+', 1), '<>', p<number>('watchA')));
+                room.push(eb(eb('usage.used', '+', 1), '<>', p<number>('watchB')));
+              }
+              return eb.and(room);
+            }),
+        )
+        .returning(['used', 'minute_used']),
+    );
+  const reserveQuery = upsert(false);
+  const reserveWatchedQuery = upsert(true);
+  const refundQuery = prepareQuery<KeyMonth & { minute: number }, unknown>((p) =>
     db
       .updateTable('usage')
-      .set((eb) => ({ used: eb('used', '-', 1) }))
+      .set((eb) => ({
+        used: eb('used', '-', 1),
+        minute_used: eb
+          .case()
+          .when(eb.and([eb('minute', '=', p<number>('minute')), eb('minute_used', '>', 0)]))
+          .then(eb('minute_used', '-', 1))
+          .else(eb.ref('minute_used'))
+          .end(),
+      }))
       .where('key_id', '=', p<string>('keyId'))
       .where('month', '=', p<string>('month'))
       .where('used', '>', 0),
   );
-  const usedQuery = prepareQuery<KeyMonth, { used: number }>((p) =>
-    db
-      .selectFrom('usage')
-      .select('used')
-      .where('key_id', '=', p<string>('keyId'))
-      .where('month', '=', p<string>('month')),
+  const rowQuery = prepareQuery<KeyMonth, { used: number; minute: number; minute_used: number }>(
+    (p) =>
+      db
+        .selectFrom('usage')
+        .select(['used', 'minute', 'minute_used'])
+        .where('key_id', '=', p<string>('keyId'))
+        .where('month', '=', p<string>('month')),
   );
 
+  async function row(keyId: string, month: string): Promise<UsageRow> {
+    const found = (await rowQuery(db, { keyId, month })).rows[0];
+    return {
+      keyId,
+      month,
+      used: found ? Number(found.used) : 0,
+      minute: found ? Number(found.minute) : 0,
+      minuteUsed: found ? Number(found.minute_used) : 0,
+    };
+  }
+
+  /** Why a reservation found no room, from the row as it is now; undefined if it has room. */
+  function refusal(request: ReserveRequest, current: UsageRow): ReserveOutcome | undefined {
+    const minuteUsed = current.minute === request.minute ? current.minuteUsed : 0;
+    const counts = { admitted: false as const, used: current.used, minuteUsed };
+    if (current.used >= request.limit) return { ...counts, refusedBy: 'month' };
+    if (minuteUsed >= (request.minuteLimit ?? NO_LIMIT)) return { ...counts, refusedBy: 'minute' };
+    return undefined;
+  }
+
+  const admitted = (rows: readonly CountsRow[]): ReserveOutcome | undefined => {
+    const first = rows[0];
+    return (
+      first && { admitted: true, used: Number(first.used), minuteUsed: Number(first.minute_used) }
+    );
+  };
+
   return {
-    async reserve(keyId, month, limit) {
-      if (limit < 1) return undefined;
-      const { rows } = await reserveQuery(db, { keyId, month, limit });
-      return rows[0] === undefined ? undefined : Number(rows[0].used);
+    async reserve(request) {
+      const { keyId, month, limit, minute, watch } = request;
+      const params: ReserveParams = {
+        keyId,
+        month,
+        minute,
+        limit,
+        minuteLimit: request.minuteLimit ?? NO_LIMIT,
+        watchA: watch[0] ?? UNWATCHED,
+        watchB: watch[1] ?? UNWATCHED,
+      };
+      if (limit < 1) return refusal(request, await row(keyId, month)) as ReserveOutcome;
+      // A first request inserts the row with 1 unconditionally: only the atomic path may
+      // insert a watched 1.
+      if (!watch.includes(1)) {
+        const fast = admitted((await reserveQuery(db, params)).rows);
+        if (fast) return fast;
+      }
+      // No room, or a watched count: tell which from the row, or reserve atomically.
+      for (let attempt = 1; ; attempt++) {
+        const current = await row(keyId, month);
+        const refused = refusal(request, current);
+        if (refused) return refused;
+        const rows = await runAtomically(db, reserveWatchedQuery.bind(params), (result) => {
+          const used = result[0] === undefined ? undefined : Number(result[0].used);
+          return used !== undefined && watch.includes(used) ? request.record(used) : [];
+        });
+        const done = admitted(rows);
+        if (done) return done;
+        // A refund made room between the read and the upsert, and others took it: look again.
+        if (attempt >= 3) return refusal(request, await row(keyId, month)) ?? refusedNow(current);
+      }
     },
 
-    async refund(keyId, month) {
-      await refundQuery(db, { keyId, month });
+    async refund(keyId, month, minute = -1) {
+      await refundQuery(db, { keyId, month, minute });
     },
 
     async used(keyId, month) {
-      const { rows } = await usedQuery(db, { keyId, month });
-      return rows[0] === undefined ? 0 : Number(rows[0].used);
+      return (await row(keyId, month)).used;
     },
+
+    row,
 
     async forMonth(month) {
       const rows = await db
         .selectFrom('usage')
-        .select(['key_id', 'month', 'used'])
+        .select(['key_id', 'month', 'used', 'minute', 'minute_used'])
         .where('month', '=', month)
         .execute();
-      return rows.map((r) => ({ keyId: r.key_id, month: r.month, used: Number(r.used) }));
+      return rows.map(toUsageRow);
     },
 
     async forKey(keyId) {
       const rows = await db
         .selectFrom('usage')
-        .select(['key_id', 'month', 'used'])
+        .select(['key_id', 'month', 'used', 'minute', 'minute_used'])
         .where('key_id', '=', keyId)
         .orderBy('month')
         .execute();
-      return rows.map((r) => ({ keyId: r.key_id, month: r.month, used: Number(r.used) }));
+      return rows.map(toUsageRow);
     },
+  };
+}
+
+/** Counters that kept changing under three attempts: the minute is what is contended. */
+function refusedNow(current: UsageRow): ReserveOutcome {
+  return {
+    admitted: false,
+    refusedBy: 'minute',
+    used: current.used,
+    minuteUsed: current.minuteUsed,
+  };
+}
+
+function toUsageRow(r: {
+  key_id: string;
+  month: string;
+  used: number;
+  minute: number;
+  minute_used: number;
+}): UsageRow {
+  return {
+    keyId: r.key_id,
+    month: r.month,
+    used: Number(r.used),
+    minute: Number(r.minute),
+    minuteUsed: Number(r.minute_used),
   };
 }

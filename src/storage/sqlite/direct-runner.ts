@@ -10,6 +10,9 @@
  *   A commit costs more than the small statement in it, so under load this saves most of
  *   it; a lone request waits for one turn of the event loop. Durability is unchanged:
  *   nothing is answered before its write is committed.
+ * - A read-modify-write (`runAtomically`) joins the group as one job: its read, the
+ *   statements built from what it read, all synchronously inside the group's transaction
+ *   (under a savepoint), so nothing gets in between, in this process or another.
  * - A write that fails on its own (a constraint) fails alone; its group goes on. Anything
  *   else (disk full, I/O error, the lock not granted within the busy timeout) rolls the
  *   group back and fails every write in it, so none of them counts.
@@ -19,21 +22,32 @@
  * transaction that another task opened through Kysely and is waiting in: then a read goes
  * through Kysely (which waits for that transaction), and a group waits for it to end.
  */
-import type SqliteDatabase from 'better-sqlite3';
+import SqliteDatabase from 'better-sqlite3';
 import type { QueryResult } from 'kysely';
-import type { DirectRunner } from '../prepared-query.js';
+import type { BoundQuery, DirectRunner } from '../prepared-query.js';
 
+const { SqliteError } = SqliteDatabase;
+
+/** One caller's part of a group: a statement, or a read-modify-write job. */
 interface PendingWrite {
-  readonly statement: SqliteDatabase.Statement;
-  readonly parameters: readonly unknown[];
-  resolve(result: QueryResult<unknown>): void;
+  /** Runs inside the group's transaction; throws to fail this caller. */
+  run(): unknown;
+  /** True when `run` is several statements that a savepoint must undo together. */
+  readonly compound: boolean;
+  resolve(result: unknown): void;
   reject(error: unknown): void;
 }
 
 /** How long a group waits before looking again whether a foreign transaction ended. */
 const FOREIGN_TRANSACTION_POLL_MS = 1;
 
-export function createDirectRunner(sqlite: SqliteDatabase.Database): DirectRunner {
+/** Prepares (or hands back an already prepared) statement; see `open-sqlite.ts`. */
+export type Prepare = (sql: string) => SqliteDatabase.Statement;
+
+export function createDirectRunner(
+  sqlite: SqliteDatabase.Database,
+  prepare: Prepare = (sql) => sqlite.prepare(sql),
+): DirectRunner {
   let group: PendingWrite[] = [];
   let scheduled = false;
 
@@ -45,53 +59,72 @@ export function createDirectRunner(sqlite: SqliteDatabase.Database): DirectRunne
     scheduled = false;
     const writes = group;
     group = [];
-    commitGroup(sqlite, writes);
+    commitGroup(sqlite, prepare, writes);
   };
 
-  return (sql, parameters) => {
-    if (sqlite.inTransaction) return undefined;
-    const statement = sqlite.prepare(sql);
-    if (statement.readonly) return { rows: statement.all(parameters) };
-    return new Promise((resolve, reject) => {
-      group.push({ statement, parameters, resolve, reject });
+  const enqueue = (run: () => unknown, compound: boolean) =>
+    new Promise<unknown>((resolve, reject) => {
+      group.push({ run, compound, resolve, reject });
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);
       }
     });
+
+  const runner = (sql: string, parameters: readonly unknown[]) => {
+    if (sqlite.inTransaction) return undefined;
+    const statement = prepare(sql);
+    if (statement.readonly) return { rows: statement.all(parameters) };
+    return enqueue(() => execute(statement, parameters), false) as Promise<QueryResult<unknown>>;
   };
+  const atomically = (
+    read: BoundQuery,
+    then: (rows: readonly unknown[]) => readonly BoundQuery[],
+  ) => {
+    if (sqlite.inTransaction) return undefined;
+    const job = () => {
+      const rows = prepare(read.sql).all(read.parameters);
+      for (const write of then(rows)) prepare(write.sql).run(write.parameters);
+      return rows;
+    };
+    return enqueue(job, true) as Promise<readonly unknown[]>;
+  };
+  return Object.assign(runner, { atomically });
 }
 
-function commitGroup(sqlite: SqliteDatabase.Database, writes: PendingWrite[]): void {
+function commitGroup(
+  sqlite: SqliteDatabase.Database,
+  prepare: Prepare,
+  writes: PendingWrite[],
+): void {
   const [only] = writes;
-  if (writes.length === 1 && only) {
+  if (writes.length === 1 && only && !only.compound) {
     // One statement commits on its own: no need for an explicit transaction.
     try {
-      only.resolve(execute(only));
+      only.resolve(only.run());
     } catch (error) {
       only.reject(error);
     }
     return;
   }
-  const outcomes: Array<
-    { ok: true; result: QueryResult<unknown> } | { ok: false; error: unknown }
-  > = [];
+  const outcomes: Array<{ ok: true; result: unknown } | { ok: false; error: unknown }> = [];
   try {
     if (!sqlite.open) throw new Error('The database connection is not open');
-    sqlite.prepare('begin immediate').run();
+    prepare('begin immediate').run();
     for (const write of writes) {
       try {
-        outcomes.push({ ok: true, result: execute(write) });
+        outcomes.push({ ok: true, result: runOne(sqlite, prepare, write) });
       } catch (error) {
-        // SQLite undoes just the failed statement for a constraint; for anything else it
-        // may have undone the whole transaction, so the group fails as one.
-        if (!isConstraint(error) || !sqlite.inTransaction) throw error;
+        // SQLite undoes just the failed statement (or the job's savepoint) for a
+        // constraint or a job's own error; for anything else it may have undone the whole
+        // transaction, so the group fails as one.
+        if (!failsAlone(error) || !sqlite.inTransaction) throw error;
         outcomes.push({ ok: false, error });
       }
     }
-    sqlite.prepare('commit').run();
+    prepare('commit').run();
   } catch (error) {
-    if (sqlite.open && sqlite.inTransaction) sqlite.prepare('rollback').run();
+    if (sqlite.open && sqlite.inTransaction) prepare('rollback').run();
     for (const write of writes) write.reject(error);
     return;
   }
@@ -102,14 +135,36 @@ function commitGroup(sqlite: SqliteDatabase.Database, writes: PendingWrite[]): v
   });
 }
 
+/** A job of several statements runs under a savepoint, so that it fails as a whole. */
+function runOne(sqlite: SqliteDatabase.Database, prepare: Prepare, write: PendingWrite): unknown {
+  if (!write.compound) return write.run();
+  prepare('savepoint job').run();
+  try {
+    const result = write.run();
+    prepare('release job').run();
+    return result;
+  } catch (error) {
+    if (sqlite.inTransaction) {
+      prepare('rollback to job').run();
+      prepare('release job').run();
+    }
+    throw error;
+  }
+}
+
 /** Results have the shape of Kysely's SQLite driver. */
-function execute({ statement, parameters }: PendingWrite): QueryResult<unknown> {
+function execute(
+  statement: SqliteDatabase.Statement,
+  parameters: readonly unknown[],
+): QueryResult<unknown> {
   if (statement.reader) return { rows: statement.all(parameters) };
   const { changes, lastInsertRowid } = statement.run(parameters);
   return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
 }
 
-function isConstraint(error: unknown): boolean {
+/** A constraint, or an error thrown by a job's own code (not by SQLite), fails one caller. */
+function failsAlone(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
+  if (typeof code === 'string') return code.startsWith('SQLITE_CONSTRAINT');
+  return !(error instanceof SqliteError);
 }

@@ -1,7 +1,8 @@
 /**
  * @module storage/sqlite/open-sqlite
  * The embedded store. WAL (readers never block the writer, several processes may share
- * the file), a busy timeout, `BEGIN IMMEDIATE` transactions, a prepared-statement cache,
+ * the file), a busy timeout, `BEGIN IMMEDIATE` transactions, a prepared-statement cache
+ * (handed to Kysely and the direct runner, not patched into the connection),
  * and the hot path's statements run directly with group commit (direct-runner.ts).
  */
 import fs from 'node:fs';
@@ -12,13 +13,14 @@ import {
   type DatabaseConnection,
   type Driver,
   Kysely,
+  type SqliteDatabase as KyselySqliteDatabase,
   SqliteDialect,
   SqliteDriver,
 } from 'kysely';
 import type { OpenedDatabase } from '../dialect.js';
 import { registerDirectRunner } from '../prepared-query.js';
 import type { Database } from '../schema.js';
-import { createDirectRunner } from './direct-runner.js';
+import { createDirectRunner, type Prepare } from './direct-runner.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 const STATEMENT_CACHE_SIZE = 256;
@@ -34,13 +36,17 @@ export function openSqlite(file: string): OpenedDatabase {
   // file anyway, and 4 MB kept the same throughput with 10 000 stored sessions at 13 MB
   // less RSS (bench/README.md).
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-  withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(sqlite) });
-  registerDirectRunner(db, createDirectRunner(sqlite));
+  const prepare = statementCache(sqlite);
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ prepare, close: () => sqlite.close() }),
+  });
+  registerDirectRunner(db, createDirectRunner(sqlite, prepare));
   return {
     db,
+    // One writer at a time: a conditional update claims rows without row locks.
+    features: { skipLocked: false },
     ping: async () => {
-      sqlite.prepare('select 1').get();
+      prepare('select 1').get();
     },
     // Migrations take SQLite's write lock; racing processes wait on the busy timeout,
     // and `migrate` retries the bookkeeping set-up that Kysely runs outside it.
@@ -51,24 +57,25 @@ export function openSqlite(file: string): OpenedDatabase {
 /**
  * Kysely prepares every query anew; the hot path runs the same few statements, so
  * keep them prepared. better-sqlite3 is synchronous, so sharing a statement is safe.
+ * Handed explicitly to Kysely (as its database's `prepare`) and to the direct runner,
+ * instead of patching the connection: the connection stays what better-sqlite3 made.
  */
-function withStatementCache(sqlite: SqliteDatabase.Database): void {
+function statementCache(sqlite: SqliteDatabase.Database): Prepare {
   const cache = new Map<string, SqliteDatabase.Statement>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  sqlite.prepare = ((source: string) => {
+  return (source) => {
     let statement = cache.get(source);
     if (!statement) {
-      statement = prepare(source);
+      statement = sqlite.prepare(source);
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
       cache.set(source, statement);
     }
     return statement;
-  }) as typeof sqlite.prepare;
+  };
 }
 
 /** Takes the write lock when a transaction starts, so the busy timeout applies to it. */
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly sqlite: SqliteDatabase.Database) {
+  constructor(private readonly sqlite: KyselySqliteDatabase) {
     super({ database: sqlite });
   }
   override createDriver(): Driver {

@@ -8,6 +8,7 @@ import {
   readBuiltinCoreConfig,
 } from '../../../src/core/builtin/builtin-config.js';
 import { createBuiltinCore } from '../../../src/core/builtin/create-builtin-core.js';
+import { DEFAULT_SERVICE_FACTS } from '../../../src/core/builtin/service-facts.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const SAMPLE = join(ROOT, 'knowledge/plauder.kb');
@@ -20,6 +21,7 @@ describe('builtin core configuration', () => {
     expect(readBuiltinCoreConfig({}, problems)).toEqual({
       knowledgePath: SAMPLE,
       confidenceThreshold: DEFAULT_CONFIDENCE_THRESHOLD,
+      facts: DEFAULT_SERVICE_FACTS,
     });
     expect(problems).toEqual([]);
   });

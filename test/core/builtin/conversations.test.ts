@@ -1,9 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createBuiltinCore } from '../../../src/core/builtin/create-builtin-core.js';
-import type { CoreAdapter, Language, Turn } from '../../../src/core/core-adapter.js';
+import type { Language, Turn } from '../../../src/core/core-adapter.js';
 import { type Conversation, conversations, replyProblems } from './conversations.js';
+import { HELPDESK_SUITE, SHOP_SUITE } from './suite/domain-suites.js';
+import { PLAUDER_SUITE } from './suite/plauder-suite.js';
+import { formatResults, runSuite } from './suite/run-suite.js';
 
-const core: CoreAdapter = createBuiltinCore();
+const core = createBuiltinCore();
 const signal = new AbortController().signal;
 
 /** Plays the conversation turn by turn, carrying the history as the HTTP service would. */
@@ -28,28 +32,87 @@ describe('built-in core conversations', () => {
   });
 
   it('covers every entry of the shipped knowledge base in both languages', async () => {
-    // Each entry's answer must be reached by some single-question case per language.
-    const { loadKnowledgeBase } = await import(
-      '../../../src/core/builtin/knowledge/knowledge-parser.js'
-    );
-    const { DEFAULT_KNOWLEDGE_PATH } = await import('../../../src/core/builtin/builtin-config.js');
-    const base = loadKnowledgeBase(DEFAULT_KNOWLEDGE_PATH);
+    // Each entry's answer must be reached by some single-question case per language
+    // (a plan-bound answer by a question about any plan).
+    const { entries } = core.index();
+    const answers = (entry: (typeof entries)[number], language: Language) =>
+      entry.planBound
+        ? core.index().facts.plans.map((plan) => entry.answer(language, plan))
+        : [entry.answer(language)];
     const reached = new Set<string>();
     for (const conversation of conversations) {
       const history: Turn[] = [];
       for (const turn of conversation.turns) {
         const language = turn.language ?? conversation.language;
         const reply = await core.reply({ language, message: turn.message, history, signal });
-        for (const entry of base.entries) {
-          if (reply.includes(entry.answer[language])) reached.add(`${entry.id}/${language}`);
+        for (const entry of entries) {
+          if (answers(entry, language).some((answer) => reply.includes(answer))) {
+            reached.add(`${entry.entry.id}/${language}`);
+          }
         }
         if (conversation.session !== false)
           history.push({ message: turn.message, reply, language });
       }
     }
-    const missing = base.entries
-      .flatMap((entry) => [`${entry.id}/de`, `${entry.id}/en`])
+    const missing = entries
+      .flatMap(({ entry }) => [`${entry.id}/de`, `${entry.id}/en`])
       .filter((key) => !reached.has(key));
     expect(missing).toEqual([]);
+  });
+});
+
+describe('conversation suite of the shipped knowledge base', () => {
+  it('passes at least 90 % of the turns in every category', async () => {
+    const results = await runSuite(core, PLAUDER_SUITE);
+    console.log(
+      formatResults('built-in core, shipped knowledge base: turns passed per category', results),
+    );
+    const failures = [...results.values()].flatMap((result) => result.failures);
+    if (process.env.PLAUDER_SUITE_VERBOSE) console.log(failures.join('\n'));
+    for (const [category, result] of results) {
+      expect({ category, rate: result.passed / result.total }).toEqual({
+        category,
+        rate: expect.toSatisfy((rate: number) => rate >= 0.9),
+      });
+    }
+  });
+});
+
+describe('conversation suites of knowledge bases of other domains', () => {
+  const fixtures = new URL('./fixtures/', import.meta.url);
+  it.each([
+    ['a coffee shop', 'shop.kb', SHOP_SUITE],
+    ['an IT helpdesk', 'helpdesk.kb', HELPDESK_SUITE],
+  ] as const)('%s: at least 90 % of the turns pass', async (name, file, suite) => {
+    const domainCore = createBuiltinCore({ knowledgePath: fileURLToPath(new URL(file, fixtures)) });
+    const results = await runSuite(domainCore, suite);
+    console.log(
+      formatResults(`built-in core, knowledge base of ${name}: turns passed per category`, results),
+    );
+    const failures = [...results.values()].flatMap((result) => result.failures);
+    if (process.env.PLAUDER_SUITE_VERBOSE) console.log(failures.join('\n'));
+    const passed = [...results.values()].reduce((sum, result) => sum + result.passed, 0);
+    const total = [...results.values()].reduce((sum, result) => sum + result.total, 0);
+    expect(passed / total).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe('names are used sparingly', () => {
+  it('greets and says goodbye by name, but answers questions without it', async () => {
+    const history: Turn[] = [];
+    const say = async (message: string) => {
+      const reply = await core.reply({ language: 'en', message, history, signal });
+      history.push({ message, reply, language: 'en' });
+      return reply;
+    };
+    expect(await say('Hi, my name is Annika')).toContain('Annika');
+    const answers = [
+      await say('How many requests do I get per month?'),
+      await say('When does the counter reset?'),
+      await say('How do I rotate my key?'),
+      await say('What is a session?'),
+    ];
+    expect(answers.filter((reply) => reply.includes('Annika'))).toEqual([]);
+    expect(await say('Thanks, bye!')).toContain('Annika');
   });
 });

@@ -110,6 +110,7 @@ const TOPICS_DE: readonly Conversation[] = [
   ask('de: admin', 'de', 'Gibt es eine Admin-Oberfläche für Betreiber?', 'PLAUDER_ADMIN_TOKEN'),
   ask('de: core', 'de', 'Kann ich ein eigenes KI-Modell wie Ollama anbinden?', 'PLAUDER_CORE'),
   ask('de: privacy', 'de', 'Was wird gespeichert? Wie steht es um den Datenschutz?', 'Die Logs enthalten weder'),
+  ask('de: per-minute limit', 'de', 'Gibt es eine Drosselung pro Minute?', 'Ein Limit pro Minute gibt es nicht'),
 ];
 
 // biome-ignore format: one row per case reads best as a table
@@ -160,6 +161,7 @@ const TOPICS_EN: readonly Conversation[] = [
   ask('en: admin', 'en', 'How do operators manage keys from the command line?', 'PLAUDER_ADMIN_TOKEN'),
   ask('en: core', 'en', 'Can I connect an LLM like Ollama?', 'PLAUDER_CORE'),
   ask('en: privacy', 'en', 'What data do you store? What about privacy?', 'The logs contain neither'),
+  ask('en: per-minute limit', 'en', 'Is there a per-minute rate limit?', 'There is no per-minute limit'),
 ];
 
 // biome-ignore format: one row per case reads best as a table
@@ -300,7 +302,7 @@ const MEMORY: readonly Conversation[] = [
     turns: [
       {
         message: 'Hallo, mein Name ist Anna Schmidt. Wie bekomme ich einen Schlüssel?',
-        includes: ['Freut mich, Anna Schmidt!', 'keys create'],
+        includes: ['Freut mich, Anna!', 'keys create'],
       },
       { message: 'Weißt du noch, wie ich heiße?', includes: ['Anna Schmidt'] },
     ],

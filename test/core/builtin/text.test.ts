@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_KNOWLEDGE_PATH } from '../../../src/core/builtin/builtin-config.js';
-import { buildKnowledgeIndex } from '../../../src/core/builtin/knowledge/knowledge-index.js';
-import { loadKnowledgeBase } from '../../../src/core/builtin/knowledge/knowledge-parser.js';
+import { loadKnowledgeIndex } from '../../../src/core/builtin/create-builtin-core.js';
 import {
   createTermResolver,
   TYPO_CERTAINTY,
 } from '../../../src/core/builtin/matching/term-resolver.js';
 import { boundedEditDistance } from '../../../src/core/builtin/text/edit-distance.js';
-import { stemEnglish } from '../../../src/core/builtin/text/english-stemmer.js';
-import { stemGerman } from '../../../src/core/builtin/text/german-stemmer.js';
+import { stemEnglish, stemGerman } from '../../../src/core/builtin/text/stemmers.js';
 import { tokenize } from '../../../src/core/builtin/text/tokenize.js';
 
 // Reference pairs from the Snowball project's sample vocabularies.
@@ -93,7 +91,7 @@ describe('bounded edit distance', () => {
 });
 
 describe('term resolution against the shipped vocabulary', () => {
-  const index = buildKnowledgeIndex(loadKnowledgeBase(DEFAULT_KNOWLEDGE_PATH));
+  const index = loadKnowledgeIndex(DEFAULT_KNOWLEDGE_PATH);
   const resolver = createTermResolver(index);
   const conceptOf = (word: string) => index.forms.get(word);
 

@@ -31,6 +31,8 @@ describe('readOpenAiCoreConfig', () => {
       retryBaseDelayMs: 250,
       retryMaxDelayMs: 5_000,
       maxConnections: 64,
+      firstTokenTimeoutMs: 30_000,
+      tokenGapTimeoutMs: 15_000,
     });
     expect(Object.isFrozen(options)).toBe(true);
   });
@@ -55,6 +57,8 @@ describe('readOpenAiCoreConfig', () => {
       PLAUDER_OPENAI_RETRY_BASE_DELAY: '100ms',
       PLAUDER_OPENAI_RETRY_MAX_DELAY: '2s',
       PLAUDER_OPENAI_MAX_CONNECTIONS: '16',
+      PLAUDER_OPENAI_FIRST_TOKEN_TIMEOUT: '10s',
+      PLAUDER_OPENAI_TOKEN_GAP_TIMEOUT: '2500ms',
     });
     expect(problems).toEqual([]);
     expect(options).toMatchObject({
@@ -67,7 +71,15 @@ describe('readOpenAiCoreConfig', () => {
       retryBaseDelayMs: 100,
       retryMaxDelayMs: 2_000,
       maxConnections: 16,
+      firstTokenTimeoutMs: 10_000,
+      tokenGapTimeoutMs: 2_500,
     });
+  });
+
+  it('reports a stream timeout that is not a duration', () => {
+    const { problems } = read({ ...MINIMAL, PLAUDER_OPENAI_TOKEN_GAP_TIMEOUT: 'soon' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/PLAUDER_OPENAI_TOKEN_GAP_TIMEOUT: expected a duration/);
   });
 
   it('treats empty values as unset', () => {

@@ -3,13 +3,12 @@
  * its control endpoints.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { CoreAdapter } from '../../../src/core/core-adapter.js';
 import { createOpenAiCore } from '../../../src/core/openai/create-openai-core.js';
 import type { OpenAiCoreOptions } from '../../../src/core/openai/openai-config.js';
+import { deadPort, startFixtureProcess } from '../../helpers/fixture-process.js';
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/openai-upstream.mjs', import.meta.url));
 
@@ -23,6 +22,17 @@ export interface UpstreamStep {
   delayMs?: number;
   hang?: boolean;
   close?: boolean;
+  /** How a streamed answer goes (see test/fixtures/openai-upstream.mjs). */
+  stream?: {
+    pieces?: string[];
+    gapMs?: number;
+    firstTokenMs?: number;
+    breakAfter?: number;
+    hangAfter?: number;
+    noUsage?: boolean;
+    noDone?: boolean;
+    usage?: { prompt_tokens: number; completion_tokens: number };
+  };
 }
 
 export interface ReceivedRequest {
@@ -32,6 +42,10 @@ export interface ReceivedRequest {
   body: unknown;
   rawBody: string;
   socket: number;
+  /** Unix ms when the upstream received it. */
+  receivedAt: number;
+  /** Unix ms when its client closed the connection before the answer was complete. */
+  abortedAt?: number;
 }
 
 export interface Received {
@@ -56,66 +70,23 @@ export interface Upstream {
 
 /** `port` 0 (default): any free port; a fixed port restarts an upstream in place. */
 export async function startUpstream(port = 0): Promise<Upstream> {
-  const child = spawn(process.execPath, [FIXTURE, String(port)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const boundPort = await readPort(child);
-  const origin = `http://127.0.0.1:${boundPort}`;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${origin}${path}`, {
-      method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`upstream control ${path} answered ${response.status}`);
-    return response.json();
-  };
+  const fixture = await startFixtureProcess(FIXTURE, [String(port)]);
   return {
-    baseUrl: `${origin}/v1`,
-    port: boundPort,
+    baseUrl: `${fixture.origin}/v1`,
+    port: fixture.port,
     async script(...steps) {
-      await call('POST', '/__control', { responses: steps });
+      await fixture.control('POST', '/__control', { responses: steps });
     },
-    received: async () => (await call('GET', '/__requests')) as Received,
+    received: async () => (await fixture.control('GET', '/__requests')) as Received,
     async reset() {
-      await call('POST', '/__reset');
+      await fixture.control('POST', '/__reset');
     },
-    stop: () => end('SIGTERM'),
-    kill: () => end('SIGKILL'),
+    stop: () => fixture.end('SIGTERM'),
+    kill: () => fixture.end('SIGKILL'),
   };
-
-  function end(signal: NodeJS.Signals): Promise<void> {
-    return new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill(signal);
-    });
-  }
 }
 
-function readPort(child: ChildProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      const line = text.split('\n')[0];
-      if (text.includes('\n') && line !== undefined) resolve(Number(line));
-    });
-    child.once('exit', (code) => reject(new Error(`upstream exited early with ${code}`)));
-  });
-}
-
-/** A loopback port with nothing listening: bind to port 0, note it, close. */
-export function deadPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { deadPort };
 
 /** Options for tests: fast retries so a test run stays short. */
 export function testOptions(
@@ -134,6 +105,8 @@ export function testOptions(
     retryBaseDelayMs: 10,
     retryMaxDelayMs: 50,
     maxConnections: 8,
+    firstTokenTimeoutMs: 2_000,
+    tokenGapTimeoutMs: 1_000,
     ...overrides,
   };
 }

@@ -66,9 +66,9 @@ export type Route =
  * percent-encoded unreserved characters decoded (`/api/%63hat` is `/api/chat`).
  */
 export function routeOf(path: string): Route {
-  const pathname = (path.split('?')[0] ?? '').replace(/%([0-9A-Fa-f]{2})/g, (escape, hex) => {
+  const pathname = (path.split('?')[0] ?? '').replace(/%([0-9A-Fa-f]{2})/g, (encoded, hex) => {
     const char = String.fromCharCode(Number.parseInt(hex, 16));
-    return /^[A-Za-z0-9\-._~]$/.test(char) ? char : escape;
+    return /^[A-Za-z0-9\-._~]$/.test(char) ? char : encoded;
   });
   if (pathname === '/api/chat' || pathname === '/api/chat-en') return { kind: 'chat' };
   if (pathname === '/api/usage') return { kind: 'usage' };
@@ -124,7 +124,8 @@ export function allowedOutcomes(request: RawRequest, keys: FuzzKeys, marker: str
   if (!STANDARD_METHODS.has(method)) {
     // Fastify reads the bodies of WebDAV-style methods too.
     const big = (request.body?.length ?? 0) > BODY_LIMIT ? [error('payload_too_large')] : [];
-    return [error('not_found'), error('bad_request'), ...big];
+    // On a path with routes: 405 with the methods it has; elsewhere 404.
+    return [error('not_found'), error('method_not_allowed'), error('bad_request'), ...big];
   }
   // Outside the chat routes (which judge the body themselves), a body method with a
   // Content-Type Fastify cannot parse is refused as a bad request before the route runs.
@@ -133,17 +134,27 @@ export function allowedOutcomes(request: RawRequest, keys: FuzzKeys, marker: str
       ? [error('bad_request')]
       : [];
 
+  // A percent-encoded path (`/api/%63hat`) reaches no route for the other methods: 404.
+  const encoded = request.path.split('?')[0]?.includes('%') ? [error('not_found')] : [];
+
   switch (route.kind) {
     case 'chat':
-      if (method !== 'POST') return [error('not_found'), ...unparsable, ...large];
+      if (method !== 'POST')
+        return [error('method_not_allowed'), ...encoded, ...unparsable, ...large];
       if (tooLarge) return [error('payload_too_large')];
       return [chatOutcome(request, who, marker)];
     case 'usage':
-      if (!getLike) return [error('not_found'), ...unparsable, ...large];
+      if (!getLike) return [error('method_not_allowed'), ...encoded, ...unparsable, ...large];
       return [who === 'invalid' ? error('invalid_api_key') : { status: 200, body: 'usage' }];
     case 'sessions':
       if (!['GET', 'HEAD', 'DELETE'].includes(method))
-        return [error('not_found'), error('bad_request'), ...large];
+        return [
+          error('method_not_allowed'),
+          // No route at all for an empty or overlong id.
+          ...(route.raw.length > 256 || route.raw === '' ? [error('not_found')] : []),
+          error('bad_request'),
+          ...large,
+        ];
       // Refused before the body is read: an overlong id (no route), a broken
       // percent-encoding or an unparsable type.
       if (tooLarge)
@@ -155,12 +166,12 @@ export function allowedOutcomes(request: RawRequest, keys: FuzzKeys, marker: str
         ];
       return [...sessionOutcomes(method, route.raw, who), ...unparsable];
     case 'ops':
-      if (!getLike) return [error('not_found'), ...unparsable, ...large];
+      if (!getLike) return [error('method_not_allowed'), ...encoded, ...unparsable, ...large];
       return [{ status: 200, body: 'ops' }];
     case 'other':
       // Not modelled exactly (a percent-encoded path may still reach a route): any
       // contract answer except a 500.
-      return [200, 204, 400, 401, 404, 413, 429].map((status) => ({ status, body: 'any' }));
+      return [200, 204, 400, 401, 404, 405, 413, 429].map((status) => ({ status, body: 'any' }));
   }
 }
 
@@ -225,12 +236,30 @@ function jsonObject(
   if (mediaType !== 'application/json' || body === undefined || body.length === 0) return undefined;
   try {
     const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    // Keys that could pollute prototypes are refused wherever they appear (as Fastify does).
+    if (poisoned(value)) return undefined;
     return typeof value === 'object' && value !== null && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A `__proto__` key, or a `constructor` object with a `prototype`, at any depth (no recursion). */
+function poisoned(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    if (Object.hasOwn(value, '__proto__')) return true;
+    const ctor = Object.hasOwn(value, 'constructor')
+      ? (value as Record<string, unknown>).constructor
+      : undefined;
+    if (typeof ctor === 'object' && ctor !== null && Object.hasOwn(ctor, 'prototype')) return true;
+    stack.push(...Object.values(value));
+  }
+  return false;
 }
 
 /** What the body of an answer says, in the terms of `Outcome.body`; throws when it is no contract body. */
@@ -281,6 +310,8 @@ export function describeBody(request: RawRequest, res: RawResponse): string {
   }
   if (keys === 'plan,active,limit,used,remaining,resetsAt') return 'usage';
   if (keys === 'sessionId,turns' && Array.isArray(json.turns)) return 'session';
+  // `GET /`: where the documentation and the console are.
+  if (route.kind === 'other' && keys === 'name,version,docs,openapi,console') return 'any';
   throw new Error('200 with a body the contract does not know');
 }
 

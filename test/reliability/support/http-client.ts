@@ -31,7 +31,10 @@ export interface HttpClient {
 
 export function createHttpClient(baseUrl: string, connections = 32): HttpClient {
   const { hostname, port } = new URL(baseUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  // Idle pooled sockets are dropped after 4 s, before the server's keep-alive timeout (5 s
+  // by default) closes them: a request written to a socket the server is closing that very
+  // moment would fail with "socket hang up", as it would for any such client.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections, timeout: 4_000 });
   return {
     send(request, timeoutMs = 15_000) {
       // Node frames a GET/DELETE body only when told how: without Content-Length the bytes

@@ -44,17 +44,6 @@ export function smallTalkReply(
   return undefined;
 }
 
-/** The short "Hello!" / "You're welcome!" put before an answer. */
-export function answerPrefix(
-  kinds: readonly SmallTalkKind[],
-  name: string | undefined,
-  language: Language,
-): string | undefined {
-  if (kinds.includes('greeting')) return PHRASES[language].greetingPrefix(name);
-  if (kinds.includes('thanks')) return PHRASES[language].thanksPrefix();
-  return undefined;
-}
-
 /** "I don't know", the entries that matched partly, and the topics on offer. */
 export function unknownReply(
   candidates: readonly Match[],

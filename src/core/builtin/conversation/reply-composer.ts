@@ -1,117 +1,179 @@
 /**
  * @module core/builtin/conversation/reply-composer
- * Decides what to say, in this order:
- * 1. "What is my name?" → the name from this session's history (or that it is unknown).
- * 2. The user states their name → "Nice to meet you, Anna!" plus the answer to the rest
- *    of the message, if it asked something.
- * 3. A knowledge entry matched with enough confidence (follow-ups resolved against the
- *    previous turns) → its answer, after a short "Hello!" / "You're welcome!" when the
- *    message began with one.
- * 4. Small talk → its reply (greeting by name when the name is known).
- * 5. Otherwise → "I don't know", the closest topics, and the topics on offer.
+ * Puts a reply together from every part of the message, in a natural order:
+ * 1. A message that tries to get secrets or change the assistant's rules → a refusal.
+ * 2. The user states their name → "Nice to meet you, Anna!"; a greeting → "Hello!".
+ * 3. "What is my name?" / "Do you remember me?" → the name from this session's history.
+ * 4. A rude or frustrated message → one calm sentence, then the rest.
+ * 5. Each question of the message (read against the conversation's topic) → its answer;
+ *    two close entries → a short clarifying question; nothing fitting → "I don't know",
+ *    the closest topics and the topics on offer.
+ * 6. Small talk without a question (thanks, goodbye, who are you, ...) → its reply.
  * The reply is always in the endpoint's language and never empty.
  */
 import type { Language, Turn } from '../../core-adapter.js';
-import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import { createInterpreter, type Interpreter } from '../matching/interpreter.js';
-import { createMatcher, type QueryUnit } from '../matching/matcher.js';
+import type { IndexedEntry, KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import { createInterpreter } from '../matching/interpreter.js';
+import { createMatcher, type Match } from '../matching/matcher.js';
 import { createTermResolver } from '../matching/term-resolver.js';
+import type { PlanFacts } from '../service-facts.js';
 import { tokenize } from '../text/tokenize.js';
-import { answerPrefix, joinSentences, smallTalkReply, unknownReply } from './canned-replies.js';
+import { joinSentences, smallTalkReply, unknownReply } from './canned-replies.js';
+import { buildDialogueState, type DialogueState } from './dialogue-state.js';
+import { detectManipulation } from './guard.js';
+import {
+  type ClauseReading,
+  type MessageAnalysis,
+  type ReaderParts,
+  readMessage,
+} from './message-reader.js';
 import { PHRASES } from './phrases.js';
-import { createSmallTalkDetector, type SmallTalk, type SmallTalkDetector } from './small-talk.js';
-import { createNameReader, type NameReader, type NameStatement } from './user-memory.js';
+import { createSmallTalkDetector } from './small-talk.js';
+import { createNameReader } from './user-memory.js';
 
-/** How many earlier turns can shape the reading of a follow-up. */
-const CONTEXT_TURNS = 3;
-/**
- * How many tokens of a message are read: questions are short, and the caps bound the work
- * for very long messages (an earlier turn only needs to give the topic).
- */
-const MESSAGE_TOKENS = 64;
-const HISTORY_TOKENS = 24;
-const HISTORY_CHARS = 500;
+/** How many tokens of a message are read: bounds the work for very long messages. */
+const MESSAGE_TOKENS = 160;
+/** At most this many answers in one reply. */
+const MAX_ANSWERS = 3;
 /** Topics offered when the knowledge base names none. */
 const DEFAULT_OFFER_COUNT = 5;
+const FOLLOW_UP_ONLY = new Set(['und', 'and', 'jetzt', 'now', 'nun', 'so', 'also', 'na']);
 
 export interface ReplyComposer {
   compose(language: Language, message: string, history: readonly Turn[]): string;
+  /** The same, with what was recognised and scored (for `plauder ask --explain`). */
+  explain(language: Language, message: string, history: readonly Turn[]): Explanation;
 }
 
-/** One message taken apart: a name statement, small talk, and what is left to look up. */
-interface Analysis {
-  readonly statement: NameStatement | undefined;
-  readonly talk: SmallTalk;
-  /** Whether anything outside small talk could be a question. */
-  readonly hasContent: boolean;
+export interface Explanation {
+  readonly reply: string;
+  readonly state: DialogueState;
+  readonly analysis: MessageAnalysis | undefined;
+  readonly refused: string | undefined;
 }
 
-interface Parts {
-  readonly index: KnowledgeIndex;
-  readonly interpreter: Interpreter;
-  readonly smallTalk: SmallTalkDetector;
-  readonly names: NameReader;
+interface Parts extends ReaderParts {
   readonly topics: Readonly<Record<Language, readonly string[]>>;
 }
 
-function analyse(parts: Parts, message: string, maxTokens = MESSAGE_TOKENS): Analysis {
-  const statement = parts.names.read(message);
-  // The statement is not part of the question: "Ich heiße Anna, was kostet das?".
-  const text = statement
-    ? `${message.slice(0, statement.start)} ${message.slice(statement.end)}`
-    : message;
-  const talk = parts.smallTalk.detect(tokenize(text, maxTokens));
-  return {
-    statement,
-    talk,
-    hasContent: talk.rest.some((token) => !parts.index.ignored.has(token)),
-  };
+/** The plan an answer is about: named in the question, else carried from the conversation. */
+function planOf(parts: Parts, clause: ClauseReading): PlanFacts | undefined {
+  for (const unit of [...clause.reading.own, ...clause.reading.units]) {
+    for (const concept of unit.concepts) {
+      const plan = parts.index.plans.get(concept);
+      if (plan !== undefined) return plan;
+    }
+  }
+  return undefined;
 }
 
-/** The query of the last turns, each read in the light of the one before. */
-function contextOf(parts: Parts, history: readonly Turn[]): readonly QueryUnit[] {
-  let context: readonly QueryUnit[] = [];
-  for (const turn of history.slice(-CONTEXT_TURNS)) {
-    const message = turn.message.slice(0, HISTORY_CHARS);
-    const { talk, hasContent } = analyse(parts, message, HISTORY_TOKENS);
-    if (!hasContent) continue; // small talk in between keeps the topic
-    const reading = parts.interpreter.interpret(talk.rest, context);
-    if (reading.units.some((unit) => unit.concepts.length > 0)) context = reading.units;
+/** The answered clauses: the questions, or failing those the most confident statement. */
+function chooseAnswers(clauses: readonly ClauseReading[]): ClauseReading[] {
+  const answered = clauses.filter((clause) => clause.reading.outcome.kind === 'answer');
+  const questions = answered.filter((clause) => clause.question);
+  if (questions.length > 0) return questions;
+  const confidence = (clause: ClauseReading) =>
+    clause.reading.outcome.kind === 'answer' ? clause.reading.outcome.match.confidence : 0;
+  const best = [...answered].sort((a, b) => confidence(b) - confidence(a))[0];
+  return best === undefined ? [] : [best];
+}
+
+function answersOf(parts: Parts, clauses: readonly ClauseReading[], language: Language): string[] {
+  const seen = new Set<IndexedEntry>();
+  const answers: string[] = [];
+  for (const clause of chooseAnswers(clauses)) {
+    if (clause.reading.outcome.kind !== 'answer') continue;
+    const { entry } = clause.reading.outcome.match;
+    if (seen.has(entry) || answers.length >= MAX_ANSWERS) continue;
+    seen.add(entry);
+    answers.push(entry.answer(language, planOf(parts, clause)));
   }
-  return context;
+  return answers;
+}
+
+/** A clarifying question, or "I don't know", for a message with content but no answer. */
+function withoutAnswer(
+  parts: Parts,
+  clauses: readonly ClauseReading[],
+  language: Language,
+): string {
+  const ordered = [...clauses.filter((c) => c.question), ...clauses.filter((c) => !c.question)];
+  for (const clause of ordered) {
+    const { outcome } = clause.reading;
+    if (outcome.kind === 'clarify') {
+      return PHRASES[language].clarify(
+        outcome.options.map((match) => match.entry.entry.topic[language]),
+      );
+    }
+  }
+  const candidates: Match[] = ordered.flatMap((clause) => clause.reading.candidates);
+  candidates.sort((a, b) => b.confidence - a.confidence);
+  return unknownReply(candidates, language, parts.topics[language]);
+}
+
+function isBareFollowUp(message: string): boolean {
+  const tokens = tokenize(message, 8);
+  return (
+    tokens.length > 0 && tokens.length <= 3 && tokens.every((token) => FOLLOW_UP_ONLY.has(token))
+  );
 }
 
 function compose(
   parts: Parts,
   language: Language,
   message: string,
-  history: readonly Turn[],
+  state: DialogueState,
+  analysis: MessageAnalysis,
 ): string {
   const phrases = PHRASES[language];
   const topics = parts.topics[language];
-  const { statement, talk, hasContent } = analyse(parts, message);
-  const name = statement?.name ?? parts.names.fromHistory(history);
-  if (statement === undefined && talk.kinds.includes('askName')) return phrases.yourName(name);
-  const reading = hasContent
-    ? parts.interpreter.interpret(talk.rest, contextOf(parts, history))
-    : undefined;
-  const answer = reading?.best?.entry.entry.answer[language];
-  if (statement !== undefined) {
-    // "Hi, I'm Anna": the greeting is answered by "Nice to meet you", not by a second hello.
-    const kinds = talk.kinds.filter((kind) => kind !== 'greeting');
-    const rest = answer ?? smallTalkReply(kinds, name, language, parts.index.base, topics);
-    return joinSentences(phrases.introduced(statement.name), rest ?? phrases.howCanIHelp(topics));
+  const { statement, kinds, upset, clauses } = analysis;
+  const has = (kind: (typeof kinds)[number]) => kinds.includes(kind);
+  const name = statement ?? state.name;
+  const askName =
+    has('askName') || (state.lastAskedName && clauses.length === 0 && isBareFollowUp(message));
+
+  const answers = answersOf(parts, clauses, language);
+  const opening: Array<string | undefined> = [];
+  if (statement !== undefined) opening.push(phrases.introduced(statement.address));
+  else if (has('greeting') && (answers.length > 0 || clauses.length > 0 || askName)) {
+    opening.push(phrases.greetingPrefix(name?.address));
   }
-  if (answer !== undefined) return joinSentences(answerPrefix(talk.kinds, name, language), answer);
-  const small = smallTalkReply(talk.kinds, name, language, parts.index.base, topics);
+  if (askName && statement === undefined) opening.push(phrases.yourName(name?.full));
+  if (has('thanks') && (answers.length > 0 || clauses.length > 0))
+    opening.push(phrases.thanksPrefix());
+  if (has('wellbeing') && (answers.length > 0 || clauses.length > 0))
+    opening.push(phrases.wellbeingPrefix());
+
+  if (answers.length > 0 || clauses.length > 0) {
+    const rest = answers.length > 0 ? answers : [withoutAnswer(parts, clauses, language)];
+    const others = kinds.filter((kind) => kind === 'identity' || kind === 'capabilities');
+    const small =
+      others.length > 0
+        ? smallTalkReply(others, undefined, language, parts.index.base, topics)
+        : undefined;
+    const closing = has('goodbye') ? phrases.goodbye(undefined) : undefined;
+    return joinSentences(...opening, upset ? phrases.calm() : undefined, small, ...rest, closing);
+  }
+  if (upset) return joinSentences(...opening, phrases.calmOnly(topics));
+  const smallKinds = kinds.filter(
+    (kind) => kind !== 'askName' && (statement === undefined || kind !== 'greeting'),
+  );
+  const small = smallTalkReply(smallKinds, name?.address, language, parts.index.base, topics);
+  if (opening.length > 0) {
+    return joinSentences(
+      ...opening,
+      small ?? (statement !== undefined ? phrases.howCanIHelp(topics) : undefined),
+    );
+  }
   if (small !== undefined) return small;
-  if (!hasContent) return phrases.help(topics);
-  return unknownReply(reading?.candidates ?? [], language, topics);
+  if (has('acknowledgement')) return phrases.acknowledgement();
+  return phrases.help(topics);
 }
 
 export function createReplyComposer(index: KnowledgeIndex, threshold: number): ReplyComposer {
   const interpreter = createInterpreter(
-    index.alternatives,
+    index,
     createTermResolver(index),
     createMatcher(index),
     threshold,
@@ -130,5 +192,30 @@ export function createReplyComposer(index: KnowledgeIndex, threshold: number): R
     names,
     topics: { de: topicsIn('de'), en: topicsIn('en') },
   };
-  return { compose: (language, message, history) => compose(parts, language, message, history) };
+  const explain = (language: Language, message: string, history: readonly Turn[]): Explanation => {
+    const manipulation = detectManipulation(message);
+    const state = buildDialogueState(parts, history);
+    if (manipulation !== undefined) {
+      return {
+        reply: PHRASES[language].refusal(manipulation),
+        state,
+        analysis: undefined,
+        refused: manipulation,
+      };
+    }
+    const analysis = readMessage(parts, message, state.context, {
+      askedForName: state.askedForName,
+      maxTokens: MESSAGE_TOKENS,
+    });
+    return {
+      reply: compose(parts, language, message, state, analysis),
+      state,
+      analysis,
+      refused: undefined,
+    };
+  };
+  return {
+    compose: (language, message, history) => explain(language, message, history).reply,
+    explain,
+  };
 }

@@ -8,6 +8,7 @@
  * are returned as `rest`, so "Hallo, wie viele Anfragen habe ich?" is a greeting plus a
  * question for the knowledge base.
  */
+import { BoundedCache } from '../text/bounded-cache.js';
 import { boundedEditDistance } from '../text/edit-distance.js';
 
 export type SmallTalkKind =
@@ -18,6 +19,8 @@ export type SmallTalkKind =
   | 'identity'
   | 'capabilities'
   | 'help'
+  | 'acknowledgement'
+  | 'filler'
   | 'askName';
 
 export interface SmallTalk {
@@ -42,13 +45,15 @@ const PHRASES: Readonly<Record<SmallTalkKind, string>> = {
   goodbye: `tschuss | tschau | ciao | auf wiedersehen | auf wiederhoren | bis bald | bis dann
     | bis spater | bis zum nachsten mal | mach is gut | machs gut | ade | adieu | bye | bye bye
     | goodbye | good bye | see you | see you later | see ya | farewell | take care | gute nacht
-    | good night | schonen tag noch | have a nice day | cya`,
+    | good night | schonen tag noch | schonen abend | schonen abend noch | schones wochenende
+    | have a nice day | have a good day | cya`,
   identity: `wer bist du | was bist du | wie heisst du | wer sind sie | was sind sie
     | wie heissen sie | wie ist dein name | dein name | stell dich vor | stelle dich vor
     | bist du ein bot | bist du ein mensch | bist du eine ki | bist du ein roboter
     | who are you | what are you | what is your name | your name | introduce yourself
     | are you a bot | are you human | are you a human | are you a person | are you an ai
-    | are you a robot | wer ist ${NAME} | was ist ${NAME} | who is ${NAME} | what is ${NAME}`,
+    | are you a robot | who am i talking to | who am i speaking to | who am i chatting with
+    | mit wem spreche ich | mit wem rede ich | mit wem schreibe ich | wer ist ${NAME} | was ist ${NAME} | who is ${NAME} | what is ${NAME}`,
   capabilities: `was kannst du | was weisst du | wobei kannst du | wobei hilfst du
     | was kann ich dich fragen | was kann ich fragen | welche themen | woruber weisst du
     | was machst du | what can you do | what do you know | what can i ask | what topics
@@ -57,8 +62,21 @@ const PHRASES: Readonly<Record<SmallTalkKind, string>> = {
     | kannst du mir helfen | can you help me | wie funktioniert das | how does this work`,
   askName: `wie heisse ich | wie heiss ich | wie ich heisse | wie ist mein name | wer bin ich
     | kennst du meinen namen | weisst du meinen namen | erinnerst du dich an meinen namen
-    | what is my name | who am i | do you know my name | do you remember my name
-    | remember my name | what did i say my name was`,
+    | wie heisse ich nochmal | weisst du noch wie ich heisse | wissen sie noch wie ich heisse
+    | erinnerst du dich an mich | erinnern sie sich an mich | weisst du wer ich bin
+    | wissen sie wer ich bin | kennst du mich noch | kennst du mich
+    | what is my name | whats my name | who am i | do you know my name | do you remember my name
+    | remember my name | what did i say my name was | do you remember me | remember me
+    | do you remember who i am | do you know who i am | you remember me`,
+  filler: `sorry | entschuldigung | entschuldige | verzeihung | moment | moment mal | nein | no | nope
+    | ja | yes | yeah | genau | by the way | ubrigens | btw | na ja | naja | well | hmm | hm | also gut
+    | noch was | noch eine frage | one more thing | another question | eine frage | a question
+    | quick question | kurze frage | so much | sehr | very much | all the time | die ganze zeit
+    | immer wieder | again and again`,
+  acknowledgement: `ok | okay | alles klar | verstanden | verstehe | ich verstehe | super | prima | perfekt
+    | cool | klasse | toll | passt | gut | sehr gut | klingt gut | das hilft | hilft mir | got it
+    | i see | understood | great | perfect | nice | awesome | sounds good | that helps
+    | makes sense | fair enough | alright | all right | fine`,
 };
 
 interface Phrase {
@@ -98,7 +116,7 @@ function compile(nameTokens: readonly string[]): Map<string, Phrase[]> {
  */
 function createCanonicalizer(vocabulary: ReadonlySet<string>): (token: string) => string {
   const words = [...vocabulary].filter((word) => word.length >= 5);
-  const cache = new Map<string, string>();
+  const cache = new BoundedCache<string, string>(CACHE_LIMIT);
   const nearest = (token: string): string => {
     if (vocabulary.has(token) || token.length < 4) return token;
     for (const word of words) {
@@ -114,7 +132,6 @@ function createCanonicalizer(vocabulary: ReadonlySet<string>): (token: string) =
     let canonical = cache.get(token);
     if (canonical === undefined) {
       canonical = nearest(token);
-      if (cache.size >= CACHE_LIMIT) cache.clear();
       cache.set(token, canonical);
     }
     return canonical;

@@ -1,8 +1,8 @@
 /**
  * @module core/builtin/knowledge/knowledge-base
- * What a knowledge base is once parsed (format: `knowledge/README.md`), and the error
- * every problem with the file is reported as: its message starts with `file:line:`, so a
- * broken file fails start-up with a pointer to the line to fix.
+ * What a knowledge base is once parsed (format: `knowledge/README.md`), and the error a
+ * broken file is reported as: every problem found, each as `file:line: detail`, so one
+ * run of `plauder kb check` (or one failed start) lists everything to fix.
  */
 import type { Language } from '../../core-adapter.js';
 
@@ -16,7 +16,8 @@ export interface KnowledgeEntry {
   readonly id: string;
   readonly line: number;
   readonly topic: Readonly<Record<Language, string>>;
-  readonly answer: Readonly<Record<Language, string>>;
+  /** The answers as written: they may contain placeholders such as `{plan-limit}`. */
+  readonly answer: Readonly<Record<Language, Located>>;
   /** Keywords and phrases, in any language. */
   readonly keywords: readonly Located[];
   /** Each group: at least one of its words must occur in the question. */
@@ -38,13 +39,42 @@ export interface KnowledgeBase {
   readonly entries: readonly KnowledgeEntry[];
 }
 
+export interface KnowledgeProblem {
+  /** 1-based; 0 when the problem concerns the whole file. */
+  readonly line: number;
+  readonly detail: string;
+}
+
 export class KnowledgeBaseError extends Error {
   override readonly name = 'KnowledgeBaseError';
+  /** The line of the first problem (0: the whole file). */
+  readonly line: number;
   constructor(
     readonly source: string,
-    readonly line: number,
-    detail: string,
+    readonly problems: readonly KnowledgeProblem[],
   ) {
-    super(line > 0 ? `${source}:${line}: ${detail}` : `${source}: ${detail}`);
+    super(problems.map((problem) => formatProblem(source, problem)).join('\n'));
+    this.line = problems[0]?.line ?? 0;
+  }
+}
+
+export function formatProblem(source: string, { line, detail }: KnowledgeProblem): string {
+  return line > 0 ? `${source}:${line}: ${detail}` : `${source}: ${detail}`;
+}
+
+/** Collects the problems of one file; `throwIfAny` ends the check with all of them. */
+export class ProblemList {
+  private readonly list: KnowledgeProblem[] = [];
+  constructor(readonly source: string) {}
+  add(line: number, detail: string): void {
+    this.list.push({ line, detail });
+  }
+  get size(): number {
+    return this.list.length;
+  }
+  throwIfAny(): void {
+    if (this.list.length === 0) return;
+    const sorted = [...this.list].sort((a, b) => a.line - b.line);
+    throw new KnowledgeBaseError(this.source, sorted);
   }
 }

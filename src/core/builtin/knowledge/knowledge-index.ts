@@ -1,23 +1,24 @@
 /**
  * @module core/builtin/knowledge/knowledge-index
- * Compiles a parsed knowledge base into what matching needs, once at start-up:
+ * Compiles a parsed knowledge base into what matching needs, once per load:
  * - every keyword, topic word and synonym becomes a word of the vocabulary;
  * - words that share a form (the word itself, its German stem, its English stem) or are
  *   listed as synonyms are one *concept*, so `Anfragen`, `Anfrage`, `requests` and `quota`
  *   can all mean the same thing;
  * - each concept gets an IDF weight (rare concepts say more about the topic) and a posting
- *   list of the entries that use it.
+ *   list of the entries that use it;
+ * - the configured plans are words too (`{plan}` in `keywords:` / `requires:` stands for
+ *   all of them), and answers have their placeholders filled from the service's facts.
+ * Problems (a keyword of stop words only, an unknown placeholder, ...) are collected in
+ * the caller's `ProblemList`, so a check reports them together with the parser's.
  */
-import { stemEnglish } from '../text/english-stemmer.js';
-import { stemGerman } from '../text/german-stemmer.js';
-import { STOP_WORDS } from '../text/stop-words.js';
-import { isNumber, tokenize } from '../text/tokenize.js';
-import {
-  type KnowledgeBase,
-  KnowledgeBaseError,
-  type KnowledgeEntry,
-  type Located,
-} from './knowledge-base.js';
+import type { Language } from '../../core-adapter.js';
+import { DEFAULT_SERVICE_FACTS, type PlanFacts, type ServiceFacts } from '../service-facts.js';
+import { stemEnglish, stemGerman } from '../text/stemmers.js';
+import { QUESTION_WORDS, STOP_WORDS } from '../text/stop-words.js';
+import { foldText, isNumber, tokenize } from '../text/tokenize.js';
+import { isPlaceholder, needsPlan, placeholdersIn, renderAnswer } from './answer-template.js';
+import type { KnowledgeBase, KnowledgeEntry, Located, ProblemList } from './knowledge-base.js';
 
 export interface IndexedEntry {
   readonly entry: KnowledgeEntry;
@@ -25,10 +26,15 @@ export interface IndexedEntry {
   readonly concepts: ReadonlySet<number>;
   /** Each group lists concepts of which at least one must occur in the question. */
   readonly requires: ReadonlyArray<readonly number[]>;
+  /** Whether the answer names the plan of the question (`{plan}`, `{plan-limit}`). */
+  readonly planBound: boolean;
+  /** The answer with the service's facts filled in; `plan` for plan-bound answers. */
+  answer(language: Language, plan?: PlanFacts): string;
 }
 
 export interface KnowledgeIndex {
   readonly base: KnowledgeBase;
+  readonly facts: ServiceFacts;
   readonly entries: readonly IndexedEntry[];
   /** Entries offered as topics when no answer is found. */
   readonly offer: readonly IndexedEntry[];
@@ -41,9 +47,13 @@ export interface KnowledgeIndex {
   readonly forms: ReadonlyMap<string, number>;
   /** Per concept named in `alternatives:`, the concepts it is an alternative to. */
   readonly alternatives: ReadonlyMap<number, ReadonlySet<number>>;
+  /** The concept of each configured plan's name → the plan. */
+  readonly plans: ReadonlyMap<number, PlanFacts>;
   /** Stop words plus the assistant's own name. */
   readonly ignored: ReadonlySet<string>;
 }
+
+const PLAN_ITEM = '{plan}';
 
 /** The forms under which a word is found: itself and its stems in both languages. */
 export function formsOf(word: string): string[] {
@@ -77,17 +87,18 @@ class UnionFind {
   }
 }
 
+interface Context {
+  readonly ignored: ReadonlySet<string>;
+  readonly planWords: readonly string[];
+  readonly problems: ProblemList;
+}
+
 /** The words of a keyword or phrase that can match (stop words and the name removed). */
-function wordsOf(
-  item: Located,
-  ignored: ReadonlySet<string>,
-  source: string,
-  what: string,
-): string[] {
-  const words = tokenize(item.text).filter((word) => !ignored.has(word));
+function wordsOf(item: Located, context: Context, what: string): string[] {
+  if (item.text.trim() === PLAN_ITEM) return [...context.planWords];
+  const words = tokenize(item.text).filter((word) => !context.ignored.has(word));
   if (words.length === 0) {
-    throw new KnowledgeBaseError(
-      source,
+    context.problems.add(
       item.line,
       `${what} "${item.text}" has only stop words and can never match`,
     );
@@ -95,16 +106,17 @@ function wordsOf(
   return words;
 }
 
-function singleWord(
-  item: Located,
-  ignored: ReadonlySet<string>,
-  source: string,
-  what: string,
-): string {
-  const words = wordsOf(item, ignored, source, what);
-  if (words.length > 1)
-    throw new KnowledgeBaseError(source, item.line, `${what} "${item.text}" must be a single word`);
-  return words[0] as string;
+/** One word; a hyphenated one is taken written together (`wi-fi` → `wifi`). */
+function singleWord(item: Located, context: Context, what: string): string | undefined {
+  const joined = /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+$/u.test(item.text.trim())
+    ? { ...item, text: item.text.replaceAll('-', '') }
+    : item;
+  const words = wordsOf(joined, context, what);
+  if (words.length > 1) {
+    context.problems.add(item.line, `${what} "${item.text}" must be a single word`);
+    return undefined;
+  }
+  return words[0];
 }
 
 interface EntryWords {
@@ -112,38 +124,38 @@ interface EntryWords {
   readonly requires: string[][];
 }
 
-function collectWords(base: KnowledgeBase, ignored: ReadonlySet<string>): EntryWords[] {
-  const { source } = base;
+function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
   return base.entries.map((entry) => {
     // A hyphenated or multi-word item ("retry-after") offers each of its words.
     const requires = entry.requires.map((group) =>
-      group.flatMap((item) => wordsOf(item, ignored, source, 'required word')),
+      group.flatMap((item) => wordsOf(item, context, 'required word')),
     );
-    const keywords = entry.keywords.flatMap((item) => wordsOf(item, ignored, source, 'keyword'));
+    const keywords = entry.keywords.flatMap((item) => wordsOf(item, context, 'keyword'));
     const topicWords = [entry.topic.de, entry.topic.en].flatMap((topic) =>
-      tokenize(topic).filter((word) => !ignored.has(word)),
+      tokenize(topic).filter((word) => !context.ignored.has(word)),
     );
     return { words: [...keywords, ...topicWords, ...requires.flat()], requires };
   });
 }
 
-function buildConcepts(
-  base: KnowledgeBase,
-  entryWords: EntryWords[],
-  ignored: ReadonlySet<string>,
-) {
+function buildConcepts(base: KnowledgeBase, entryWords: EntryWords[], context: Context) {
   const sets = new UnionFind();
   const addWord = (word: string) => {
     for (const form of formsOf(word)) sets.union(word, form);
   };
   for (const { words } of entryWords) words.forEach(addWord);
+  // Plan names stay words of their own: "plus" is not the same concept as "standard".
+  for (const word of context.planWords) sets.find(word);
   for (const group of base.synonyms) {
-    const words = group.map((item) => singleWord(item, ignored, base.source, 'synonym'));
+    const words = group.flatMap((item) => singleWord(item, context, 'synonym') ?? []);
     words.forEach(addWord);
     for (const word of words.slice(1)) sets.union(words[0] as string, word);
   }
   for (const group of base.alternatives) {
-    for (const item of group) addWord(singleWord(item, ignored, base.source, 'alternative'));
+    for (const item of group) {
+      const word = singleWord(item, context, 'alternative');
+      if (word !== undefined) addWord(word);
+    }
   }
   const conceptOfRoot = new Map<string, number>();
   const forms = new Map<string, number>();
@@ -161,14 +173,17 @@ function buildConcepts(
 
 function buildAlternatives(
   base: KnowledgeBase,
-  ignored: ReadonlySet<string>,
-  conceptOf: (word: string) => number,
+  context: Context,
+  conceptOf: (word: string) => number | undefined,
+  plans: ReadonlyMap<number, PlanFacts>,
 ): Map<number, Set<number>> {
+  const groups = base.alternatives.map((group) =>
+    group.flatMap((item) => conceptOf(singleWord(item, context, 'alternative') ?? '') ?? []),
+  );
+  // The configured plans are alternatives to each other.
+  groups.push([...plans.keys()]);
   const alternatives = new Map<number, Set<number>>();
-  for (const group of base.alternatives) {
-    const concepts = group.map((item) =>
-      conceptOf(singleWord(item, ignored, base.source, 'alternative')),
-    );
+  for (const concepts of groups) {
     for (const concept of concepts) {
       const others = alternatives.get(concept) ?? new Set<number>();
       for (const other of concepts) if (other !== concept) others.add(other);
@@ -178,15 +193,59 @@ function buildAlternatives(
   return alternatives;
 }
 
-/** Builds the index; throws `KnowledgeBaseError` for keywords that can never match. */
-export function buildKnowledgeIndex(base: KnowledgeBase): KnowledgeIndex {
+function checkAnswers(base: KnowledgeBase, problems: ProblemList): void {
+  for (const entry of base.entries) {
+    for (const answer of [entry.answer.de, entry.answer.en]) {
+      for (const name of placeholdersIn(answer.text)) {
+        if (!isPlaceholder(name)) {
+          problems.add(
+            answer.line,
+            `unknown placeholder {${name}} in entry [${entry.id}] (see knowledge/README.md)`,
+          );
+        }
+      }
+    }
+    const bound = needsPlan(entry.answer.de.text) || needsPlan(entry.answer.en.text);
+    const hasPlanRequirement = entry.requires.some((group) =>
+      group.some((item) => item.text.trim() === PLAN_ITEM),
+    );
+    if (bound && !hasPlanRequirement) {
+      problems.add(
+        entry.line,
+        `entry [${entry.id}] names {plan} in its answer and needs "requires: {plan}"`,
+      );
+    }
+  }
+}
+
+/** Words that are ignored in questions: stop words (but not the question words the file uses) and the name. */
+function ignoredWords(base: KnowledgeBase): Set<string> {
+  // Only a question word written as a keyword of its own: "wann", not "wann genau".
+  const used = new Set(
+    base.entries.flatMap((entry) =>
+      [...entry.keywords, ...entry.requires.flat()].map((item) => foldText(item.text.trim())),
+    ),
+  );
   const ignored = new Set([...STOP_WORDS, ...tokenize(base.name)]);
-  const entryWords = collectWords(base, ignored);
-  const { forms, conceptCount } = buildConcepts(base, entryWords, ignored);
-  const conceptOf = (word: string) => forms.get(word) as number;
+  for (const word of QUESTION_WORDS) if (used.has(word)) ignored.delete(word);
+  return ignored;
+}
+
+/** Builds the index; problems go to `problems` (the caller throws them). */
+export function buildKnowledgeIndex(
+  base: KnowledgeBase,
+  problems: ProblemList,
+  facts: ServiceFacts = DEFAULT_SERVICE_FACTS,
+): KnowledgeIndex {
+  const ignored = ignoredWords(base);
+  const planWords = facts.plans.map((plan) => foldText(plan.name).replace(/[^a-z0-9]/g, ''));
+  const context: Context = { ignored, planWords, problems };
+  const entryWords = collectWords(base, context);
+  const { forms, conceptCount } = buildConcepts(base, entryWords, context);
+  const conceptOf = (word: string) => forms.get(word);
   const postings: number[][] = Array.from({ length: conceptCount }, () => []);
   const conceptSets = entryWords.map(({ words }, position) => {
-    const concepts = new Set(words.map(conceptOf));
+    const concepts = new Set(words.flatMap((word) => conceptOf(word) ?? []));
     for (const concept of concepts) postings[concept]?.push(position);
     return concepts;
   });
@@ -195,22 +254,47 @@ export function buildKnowledgeIndex(base: KnowledgeBase): KnowledgeIndex {
   postings.forEach((list, concept) => {
     idf[concept] = list.length === 0 ? 0 : Math.log(1 + n / list.length) / Math.log(1 + n);
   });
+  checkAnswers(base, problems);
   const entries = base.entries.map((entry, position): IndexedEntry => {
     const concepts = conceptSets[position] ?? new Set<number>();
-    const requires = (entryWords[position]?.requires ?? []).map((group) => group.map(conceptOf));
-    return { entry, position, concepts, requires };
+    const requires = (entryWords[position]?.requires ?? []).map((group) =>
+      group.flatMap((word) => conceptOf(word) ?? []),
+    );
+    const planBound = needsPlan(entry.answer.de.text) || needsPlan(entry.answer.en.text);
+    const fixed = {
+      de: renderAnswer(entry.answer.de.text, facts, 'de'),
+      en: renderAnswer(entry.answer.en.text, facts, 'en'),
+    };
+    return {
+      entry,
+      position,
+      concepts,
+      requires,
+      planBound,
+      answer: (language, plan) =>
+        planBound && plan !== undefined
+          ? renderAnswer(entry.answer[language].text, facts, language, plan)
+          : fixed[language],
+    };
   });
   const byId = new Map(entries.map((indexed) => [indexed.entry.id, indexed]));
   const offer = base.offer.flatMap((item) => byId.get(item.text) ?? []);
+  const plans = new Map<number, PlanFacts>();
+  facts.plans.forEach((plan, i) => {
+    const concept = conceptOf(planWords[i] as string);
+    if (concept !== undefined) plans.set(concept, plan);
+  });
   return {
     base,
+    facts,
     entries,
     offer,
     conceptCount,
     idf,
     postings,
     forms,
-    alternatives: buildAlternatives(base, ignored, conceptOf),
+    alternatives: buildAlternatives(base, context, conceptOf, plans),
+    plans,
     ignored,
   };
 }

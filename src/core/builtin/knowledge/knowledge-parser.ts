@@ -1,7 +1,8 @@
 /**
  * @module core/builtin/knowledge/knowledge-parser
- * Reads and parses a knowledge-base file (format: `knowledge/README.md`). Problems are
- * thrown as `KnowledgeBaseError` naming the file and the line.
+ * Reads and parses a knowledge-base file (format: `knowledge/README.md`). Every problem
+ * is collected, not only the first, and thrown together as one `KnowledgeBaseError`
+ * naming the file and each line.
  */
 import { readFileSync } from 'node:fs';
 import {
@@ -9,6 +10,7 @@ import {
   KnowledgeBaseError,
   type KnowledgeEntry,
   type Located,
+  ProblemList,
 } from './knowledge-base.js';
 
 const HEADER_FIELDS = [
@@ -42,7 +44,7 @@ interface RawSection {
   readonly fields: RawField[];
 }
 
-function splitSections(text: string, source: string): RawSection[] {
+function splitSections(text: string, problems: ProblemList): RawSection[] {
   const header: RawSection = { id: undefined, line: 1, fields: [] };
   const sections: RawSection[] = [header];
   let section = header;
@@ -53,10 +55,11 @@ function splitSections(text: string, source: string): RawSection[] {
     if (trimmed === '' || trimmed.startsWith('#')) return;
     const last = section.fields.at(-1);
     if (INDENTED.test(raw)) {
-      if (last === undefined)
-        throw new KnowledgeBaseError(source, line, 'indented line continues no field');
-      last.lineStarts.push({ offset: last.value.length + 1, line });
-      last.value = `${last.value} ${trimmed}`;
+      if (last === undefined) problems.add(line, 'indented line continues no field');
+      else {
+        last.lineStarts.push({ offset: last.value.length + 1, line });
+        last.value = `${last.value} ${trimmed}`;
+      }
       return;
     }
     const heading = SECTION.exec(trimmed);
@@ -66,12 +69,10 @@ function splitSections(text: string, source: string): RawSection[] {
       return;
     }
     const field = FIELD.exec(trimmed);
-    if (!field)
-      throw new KnowledgeBaseError(
-        source,
-        line,
-        `expected "field: value" or "[entry-id]", got "${clip(trimmed)}"`,
-      );
+    if (!field) {
+      problems.add(line, `expected "field: value" or "[entry-id]", got "${clip(trimmed)}"`);
+      return;
+    }
     const value = (field[2] ?? '').trim();
     section.fields.push({ name: (field[1] ?? '').toLowerCase(), line, value, lineStarts: [] });
   });
@@ -88,7 +89,7 @@ function lineAt(field: RawField, offset: number): number {
   return line;
 }
 
-function splitList(field: RawField, source: string): Located[] {
+function splitList(field: RawField, problems: ProblemList): Located[] {
   const items: Located[] = [];
   let offset = 0;
   for (const raw of field.value.split(',')) {
@@ -97,21 +98,17 @@ function splitList(field: RawField, source: string): Located[] {
     offset += raw.length + 1;
     if (text !== '') items.push({ text, line });
     else if (offset <= field.value.length) {
-      throw new KnowledgeBaseError(
-        source,
-        line,
-        `empty item in "${field.name}:" (two commas in a row?)`,
-      );
+      problems.add(line, `empty item in "${field.name}:" (two commas in a row?)`);
     }
   }
   return items;
 }
 
-/** Checks field names, duplicates and empty values; returns the fields by name. */
+/** Checks field names, duplicates and empty values; returns the usable fields by name. */
 function checkFields(
   section: RawSection,
   allowed: readonly string[],
-  source: string,
+  problems: ProblemList,
 ): Map<string, RawField[]> {
   const where = section.id === undefined ? 'before the first [entry]' : `in entry [${section.id}]`;
   const byName = new Map<string, RawField[]>();
@@ -119,151 +116,161 @@ function checkFields(
     if (!allowed.includes(field.name)) {
       const hint = section.id === undefined ? ENTRY_FIELDS : HEADER_FIELDS;
       const misplaced = (hint as readonly string[]).includes(field.name);
-      const detail = misplaced
-        ? `"${field.name}:" is not allowed ${where}`
-        : `unknown field "${field.name}:" ${where} (known: ${allowed.join(', ')})`;
-      throw new KnowledgeBaseError(source, field.line, detail);
+      problems.add(
+        field.line,
+        misplaced
+          ? `"${field.name}:" is not allowed ${where}`
+          : `unknown field "${field.name}:" ${where} (known: ${allowed.join(', ')})`,
+      );
+      continue;
     }
-    if (field.value === '')
-      throw new KnowledgeBaseError(source, field.line, `"${field.name}:" has no value`);
+    if (field.value === '') {
+      problems.add(field.line, `"${field.name}:" has no value`);
+      continue;
+    }
     const seen = byName.get(field.name) ?? [];
     const first = seen[0];
     if (first !== undefined && !LIST_FIELDS.has(field.name)) {
-      throw new KnowledgeBaseError(
-        source,
-        field.line,
-        `duplicate "${field.name}:" ${where} (first on line ${first.line})`,
-      );
+      problems.add(field.line, `duplicate "${field.name}:" ${where} (first on line ${first.line})`);
+      continue;
     }
     byName.set(field.name, [...seen, field]);
   }
   return byName;
 }
 
-function single(fields: Map<string, RawField[]>, name: string): string | undefined {
-  return fields.get(name)?.[0]?.value;
-}
-
-function required(
-  fields: Map<string, RawField[]>,
-  name: string,
-  section: RawSection,
-  source: string,
-): string {
-  const value = single(fields, name);
-  if (value === undefined)
-    throw new KnowledgeBaseError(source, section.line, `entry [${section.id}] has no "${name}:"`);
-  return value;
+function located(fields: Map<string, RawField[]>, name: string): Located | undefined {
+  const field = fields.get(name)?.[0];
+  return field === undefined ? undefined : { text: field.value, line: field.line };
 }
 
 function parseEntry(
   section: RawSection,
-  source: string,
+  problems: ProblemList,
   seen: Map<string, number>,
 ): KnowledgeEntry {
   const id = section.id ?? '';
+  let usable = true;
   if (!ENTRY_ID.test(id)) {
-    throw new KnowledgeBaseError(
-      source,
-      section.line,
-      `entry id "${id}" must be lower-case letters, digits and "-"`,
-    );
+    problems.add(section.line, `entry id "${id}" must be lower-case letters, digits and "-"`);
+    usable = false;
   }
   const first = seen.get(id);
-  if (first !== undefined)
-    throw new KnowledgeBaseError(
-      source,
-      section.line,
-      `duplicate entry [${id}] (first on line ${first})`,
-    );
-  seen.set(id, section.line);
-  const fields = checkFields(section, ENTRY_FIELDS, source);
-  const keywords = (fields.get('keywords') ?? []).flatMap((field) => splitList(field, source));
-  if (keywords.length === 0)
-    throw new KnowledgeBaseError(source, section.line, `entry [${id}] has no "keywords:"`);
+  if (first !== undefined) {
+    problems.add(section.line, `duplicate entry [${id}] (first on line ${first})`);
+    usable = false;
+  } else seen.set(id, section.line);
+  const fields = checkFields(section, ENTRY_FIELDS, problems);
+  const keywords = (fields.get('keywords') ?? []).flatMap((field) => splitList(field, problems));
+  const written = new Set(section.fields.map((field) => field.name));
+  const required = (name: string): Located | undefined => {
+    const value = located(fields, name);
+    // A field written without a value was reported already.
+    if (value === undefined && !written.has(name)) {
+      problems.add(section.line, `entry [${id}] has no "${name}:"`);
+    }
+    return value;
+  };
+  const topicDe = required('topic-de');
+  const topicEn = required('topic-en');
+  if (keywords.length === 0 && !written.has('keywords')) {
+    problems.add(section.line, `entry [${id}] has no "keywords:"`);
+  }
+  const de = required('de');
+  const en = required('en');
+  // An incomplete entry is still checked further (its keywords, its answers' placeholders),
+  // so one run reports everything; the file is refused anyway.
+  const missing: Located = { text: '', line: section.line };
   return {
-    id,
+    id: usable ? id : `line-${section.line}`,
     line: section.line,
-    topic: {
-      de: required(fields, 'topic-de', section, source),
-      en: required(fields, 'topic-en', section, source),
-    },
-    answer: {
-      de: required(fields, 'de', section, source),
-      en: required(fields, 'en', section, source),
-    },
+    topic: { de: topicDe?.text ?? '', en: topicEn?.text ?? '' },
+    answer: { de: de ?? missing, en: en ?? missing },
     keywords,
-    requires: (fields.get('requires') ?? []).map((field) => splitList(field, source)),
+    requires: (fields.get('requires') ?? []).map((field) => splitList(field, problems)),
   };
 }
 
-function parseHeader(section: RawSection, source: string) {
-  const fields = checkFields(section, HEADER_FIELDS, source);
-  const introDe = single(fields, 'intro-de');
-  const introEn = single(fields, 'intro-en');
+function parseHeader(section: RawSection, problems: ProblemList) {
+  const fields = checkFields(section, HEADER_FIELDS, problems);
+  const introDe = located(fields, 'intro-de');
+  const introEn = located(fields, 'intro-en');
   if ((introDe === undefined) !== (introEn === undefined)) {
-    const line = (fields.get('intro-de') ?? fields.get('intro-en'))?.[0]?.line ?? 1;
-    throw new KnowledgeBaseError(source, line, 'give both "intro-de:" and "intro-en:", or neither');
+    problems.add(
+      (introDe ?? introEn)?.line ?? 1,
+      'give both "intro-de:" and "intro-en:", or neither',
+    );
   }
   const groups = (name: string) =>
-    (fields.get(name) ?? []).map((field) => {
-      const group = splitList(field, source);
-      if (group.length < 2) {
-        throw new KnowledgeBaseError(source, field.line, `"${name}:" needs at least two words`);
-      }
-      return group;
+    (fields.get(name) ?? []).flatMap((field) => {
+      const group = splitList(field, problems);
+      if (group.length >= 2) return [group];
+      problems.add(field.line, `"${name}:" needs at least two words`);
+      return [];
     });
   return {
-    name: single(fields, 'name') ?? 'plauder',
+    name: located(fields, 'name')?.text ?? 'plauder',
     intro:
-      introDe !== undefined && introEn !== undefined ? { de: introDe, en: introEn } : undefined,
+      introDe !== undefined && introEn !== undefined
+        ? { de: introDe.text, en: introEn.text }
+        : undefined,
     synonyms: groups('synonyms'),
     alternatives: groups('alternatives'),
-    offer: (fields.get('offer') ?? []).flatMap((field) => splitList(field, source)),
+    offer: (fields.get('offer') ?? []).flatMap((field) => splitList(field, problems)),
   };
 }
 
-/** Parses the text of a knowledge-base file; `source` names the file in error messages. */
-export function parseKnowledgeBase(text: string, source: string): KnowledgeBase {
-  const [header, ...sections] = splitSections(text, source);
+/**
+ * Parses the text of a knowledge-base file; `source` names the file in error messages.
+ * Problems of the structure are collected in `problems` (the caller throws them, after
+ * the index has added its own).
+ */
+export function parseKnowledgeBase(
+  text: string,
+  source: string,
+  problems = new ProblemList(source),
+): KnowledgeBase {
+  const [header, ...sections] = splitSections(text, problems);
   if (header === undefined || sections.length === 0) {
-    throw new KnowledgeBaseError(
-      source,
-      0,
-      'contains no entries (an entry starts with a line "[entry-id]")',
-    );
+    problems.add(0, 'contains no entries (an entry starts with a line "[entry-id]")');
   }
   const seen = new Map<string, number>();
-  const entries = sections.map((section) => parseEntry(section, source, seen));
-  const head = parseHeader(header, source);
+  const entries = sections.map((section) => parseEntry(section, problems, seen));
+  const head = parseHeader(header ?? { id: undefined, line: 1, fields: [] }, problems);
   for (const offered of head.offer) {
     if (!seen.has(offered.text)) {
-      throw new KnowledgeBaseError(
-        source,
-        offered.line,
-        `"offer:" names unknown entry [${offered.text}]`,
-      );
+      problems.add(offered.line, `"offer:" names unknown entry [${offered.text}]`);
     }
   }
   return { source, ...head, entries };
 }
 
-/** Reads and parses a knowledge-base file (UTF-8); `path` names the file in error messages. */
-export function loadKnowledgeBase(path: string): KnowledgeBase {
+/** Reads a knowledge-base file as UTF-8 text; unreadable files throw at once. */
+export function readKnowledgeFile(path: string): string {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new KnowledgeBaseError(path, 0, `cannot read the knowledge base (${code})`);
+    throw new KnowledgeBaseError(path, [
+      { line: 0, detail: `cannot read the knowledge base (${code})` },
+    ]);
   }
-  let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     const lossy = bytes.toString('utf8');
     const line = lossy.slice(0, lossy.indexOf('\uFFFD')).split('\n').length;
-    throw new KnowledgeBaseError(path, line, 'is not valid UTF-8 (save the file as UTF-8)');
+    throw new KnowledgeBaseError(path, [
+      { line, detail: 'is not valid UTF-8 (save the file as UTF-8)' },
+    ]);
   }
-  return parseKnowledgeBase(text, path);
+}
+
+/** Reads and parses a knowledge-base file; throws every structural problem at once. */
+export function loadKnowledgeBase(path: string): KnowledgeBase {
+  const problems = new ProblemList(path);
+  const base = parseKnowledgeBase(readKnowledgeFile(path), path, problems);
+  problems.throwIfAny();
+  return base;
 }

@@ -1,31 +1,82 @@
 /**
  * @module core/builtin/matching/interpreter
- * Finds the knowledge entry a message asks about, taking the conversation into account.
+ * Finds the knowledge entry a question asks about, taking the conversation into account,
+ * and decides what to do with the result: answer, ask which of two entries is meant, or
+ * admit not knowing.
  *
- * Follow-up resolution is general, not a list of special cases: a message may be read
- * together with the query of the previous turn (its words carried over at `CARRY_WEIGHT`,
- * so they can complete but not outweigh the new message). The combined reading is used
- * - when the message opens like a follow-up ("und ...", "and ...", "what about ...") and
- *   the combined reading is confident, or
+ * Follow-up resolution is general, not a list of special cases. The dialogue state gives
+ * the query of the previous question (its words are carried over at `CARRY_WEIGHT`, so
+ * they complete but do not outweigh the new message) and the entries answered last (the
+ * topic). The combined reading, in which entries related to the topic are preferred, is
+ * used
+ * - when the message opens like a follow-up ("und ...", "and ...", "what about ...") or
+ *   is short, and the combined reading is confident, or
  * - when the message alone is not confident but the combined reading is, or
  * - to break a tie between equally good entries for the message alone.
  * The chosen entry must always match a word of the new message itself.
+ *
+ * Decision: an entry answers when its confidence reaches the threshold, or when it
+ * reaches `UNSURE_FACTOR` of it and clearly beats the next entry; two entries close to
+ * each other in that band make a clarifying question; below it, nothing fits.
  */
+import { formsOf, type IndexedEntry, type KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import { tokenize } from '../text/tokenize.js';
 import type { Match, Matcher, QueryUnit } from './matcher.js';
 import type { TermPart, TermResolver } from './term-resolver.js';
+
+export type Outcome =
+  | { readonly kind: 'answer'; readonly match: Match }
+  | { readonly kind: 'clarify'; readonly options: readonly [Match, Match] }
+  | { readonly kind: 'none' };
 
 export interface Interpretation {
   /** The query that was used (the message's own units, possibly plus carried-over ones). */
   readonly units: readonly QueryUnit[];
-  /** The chosen entry, when its confidence reaches the threshold. */
-  readonly best: Match | undefined;
+  /** The message's own units. */
+  readonly own: readonly QueryUnit[];
   /** The scored entries of the chosen reading, best first (for "did you mean"). */
   readonly candidates: readonly Match[];
+  readonly outcome: Outcome;
+  /** Whether the reading used the conversation. */
+  readonly followUp: boolean;
 }
+
+/** What the conversation so far contributes to reading a message. */
+export interface ReadingContext {
+  /** The query of the previous question, if any. */
+  readonly previous: readonly QueryUnit[];
+  /** The entries answered last, most recent first. */
+  readonly topics: readonly IndexedEntry[];
+}
+
+export const EMPTY_CONTEXT: ReadingContext = { previous: [], topics: [] };
 
 export const CARRY_WEIGHT = 0.6;
 const MIN_CARRIED_WEIGHT = 0.2;
 const TIE = 1e-9;
+/** How much an entry related to the topic is preferred in a follow-up. */
+const TOPIC_BONUS = 0.25;
+/** Below the threshold, down to this share of it, a clear winner still answers. */
+const UNSURE_FACTOR = 0.6;
+/** A winner is clear when the next entry scores less than this share of it. */
+const CLEAR_MARGIN = 0.7;
+/** Below the threshold, the winner must explain at least this share of the question. */
+const UNSURE_COVERAGE = 0.45;
+/** ... and contain two of its words or one rare one (one common word is no evidence). */
+const UNSURE_WORDS = 2;
+const UNSURE_EVIDENCE = 0.8;
+/** Words that point back to the topic: "can I delete *one*?", "kann man *die* ändern?". */
+const ANAPHORA = new Set(
+  'it its that this one ones them they those there es das die der den dem sie ihn ihm ihr dies diese dieser dafur damit davon dabei dann'.split(
+    ' ',
+  ),
+);
+
+const SEPARABLE_PARTICLES = new Set(
+  'ab an auf aus bei ein mit nach vor weg zu zuruck zusammen fest los hoch um durch her hin'.split(
+    ' ',
+  ),
+);
 
 const CUES: ReadonlyArray<readonly string[]> = [
   ['und'],
@@ -51,9 +102,29 @@ export function opensLikeFollowUp(tokens: readonly string[]): boolean {
   return CUES.some((cue) => cue.every((word, i) => tokens[i] === word));
 }
 
+/**
+ * The conversation after `reading` answered: its words, plus the older ones it did not
+ * repeat, weakened once more (so "Was ist eine Session?" → "Wie viele Nachrichten merkt
+ * sie sich?" → "Und kann ich sie löschen?" still knows it is about sessions).
+ */
+export function contextAfter(
+  reading: Interpretation,
+  before: ReadingContext,
+  entry: IndexedEntry,
+): ReadingContext {
+  const seen = new Set(reading.units.flatMap((unit) => unit.concepts));
+  const older = before.previous
+    .filter((unit) => unit.concepts.length > 0 && !unit.concepts.some((c) => seen.has(c)))
+    .map((unit) => ({ ...unit, weight: unit.weight * CARRY_WEIGHT }))
+    .filter((unit) => unit.weight >= MIN_CARRIED_WEIGHT);
+  return { previous: [...reading.units, ...older], topics: [entry, ...before.topics.slice(0, 1)] };
+}
+
 export interface Interpreter {
-  /** Reads `tokens` (a message without its small talk) after the query of the previous turn. */
-  interpret(tokens: readonly string[], previous: readonly QueryUnit[]): Interpretation;
+  /** The units of a message (tokens without small talk). */
+  unitsOf(tokens: readonly string[]): QueryUnit[];
+  /** Reads `tokens` in the light of the conversation. */
+  interpret(tokens: readonly string[], context: ReadingContext): Interpretation;
 }
 
 /**
@@ -80,15 +151,61 @@ function matchesOwn(match: Match, own: readonly QueryUnit[]): boolean {
   return own.some((unit) => unit.concepts.some((c) => match.entry.concepts.has(c)));
 }
 
+export function decide(candidates: readonly Match[], threshold: number): Outcome {
+  const top = candidates[0];
+  if (top === undefined) return { kind: 'none' };
+  if (top.confidence >= threshold) return { kind: 'answer', match: top };
+  if (
+    top.confidence < threshold * UNSURE_FACTOR ||
+    top.coverage < UNSURE_COVERAGE ||
+    (top.words < UNSURE_WORDS && top.evidence < UNSURE_EVIDENCE)
+  ) {
+    return { kind: 'none' };
+  }
+  const second = candidates[1];
+  if (second === undefined || second.confidence < top.confidence * CLEAR_MARGIN) {
+    return { kind: 'answer', match: top };
+  }
+  return { kind: 'clarify', options: [top, second] };
+}
+
+/** Per pair of entries: the IDF weight of their shared concepts / the second's total weight. */
+function affinities(index: KnowledgeIndex): Float64Array[] {
+  const weight = (concepts: Iterable<number>) => {
+    let sum = 0;
+    for (const concept of concepts) sum += index.idf[concept] ?? 0;
+    return sum;
+  };
+  return index.entries.map((topic) =>
+    Float64Array.from(index.entries, (entry) => {
+      // The topic itself: "Kann man die ändern?" after the time zone asks about the time zone.
+      if (entry === topic) return 1;
+      const shared = [...entry.concepts].filter((concept) => topic.concepts.has(concept));
+      const total = weight(entry.concepts);
+      return total > 0 ? weight(shared) / total : 0;
+    }),
+  );
+}
+
 export function createInterpreter(
-  alternatives: ReadonlyMap<number, ReadonlySet<number>>,
+  index: KnowledgeIndex,
   resolver: TermResolver,
   matcher: Matcher,
   threshold: number,
 ): Interpreter {
+  const related = affinities(index);
+  const answerWords = index.entries.map(
+    (entry) =>
+      new Set(
+        [entry.answer('de'), entry.answer('en')].flatMap((text) => tokenize(text).flatMap(formsOf)),
+      ),
+  );
+
   /** The joined reading of two tokens, when it says more than the two tokens apart. */
   const joinedPair = (first: string, second: string | undefined): TermPart | undefined => {
-    if (second === undefined) return undefined;
+    if (second === undefined || index.ignored.has(first) || index.ignored.has(second)) {
+      return undefined;
+    }
     const pair = resolver.joined(first, second);
     if (pair === undefined) return undefined;
     const apart = [first, second].flatMap((token) =>
@@ -97,8 +214,27 @@ export function createInterpreter(
     return pair.concepts.every((concept) => apart.includes(concept)) ? undefined : pair;
   };
 
-  const unitsOf = (tokens: readonly string[]): QueryUnit[] => {
+  /**
+   * A German separable verb split over the clause ("Wann setzt sich der Zähler zurück?"):
+   * the verb with its particle in front, when that is a word of the knowledge base.
+   */
+  const joinParticle = (tokens: readonly string[]): readonly string[] => {
+    const particle = tokens.at(-1);
+    if (particle === undefined || !SEPARABLE_PARTICLES.has(particle)) return tokens;
+    for (let i = 0; i < tokens.length - 1; i++) {
+      const verb = tokens[i] as string;
+      if (index.ignored.has(verb) || verb.length < 3) continue;
+      const joined = resolver.resolve(particle + verb);
+      if (joined?.some((part) => part.concepts.length > 0 && part.certainty === 1)) {
+        return [...tokens.slice(0, i), particle + verb, ...tokens.slice(i + 1, -1)];
+      }
+    }
+    return tokens;
+  };
+
+  const unitsOf = (clause: readonly string[]): QueryUnit[] => {
     const units: QueryUnit[] = [];
+    const tokens = joinParticle(clause);
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i] as string;
       const pair = joinedPair(token, tokens[i + 1]);
@@ -110,28 +246,90 @@ export function createInterpreter(
     return units;
   };
 
-  const reading = (units: readonly QueryUnit[]): Interpretation => {
-    const candidates = matcher.score(units);
-    const top = candidates[0];
-    return { units, candidates, best: top && top.confidence >= threshold ? top : undefined };
+  const reading = (
+    units: readonly QueryUnit[],
+    own: readonly QueryUnit[],
+    topics: readonly IndexedEntry[],
+  ): Interpretation => {
+    let candidates = matcher.score(units);
+    const topic = topics[0];
+    if (topic !== undefined) {
+      const bonus = related[topic.position] as Float64Array;
+      candidates = candidates
+        .map((match) => {
+          const extra = TOPIC_BONUS * (bonus[match.entry.position] ?? 0);
+          return { ...match, confidence: match.confidence + extra, rank: match.rank + extra };
+        })
+        .sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
+    }
+    candidates = candidates.filter((match) => matchesOwn(match, own));
+    return {
+      units,
+      own,
+      candidates,
+      outcome: decide(candidates, threshold),
+      followUp: topic !== undefined || units.length > own.length,
+    };
+  };
+
+  /**
+   * A follow-up no entry fits, whose words are in the answer just given ("Und wen rufe ich
+   * an, wenn es eilt?" after "... Eilt es, ruf die Hotline an."): that answer again.
+   */
+  const topicAgain = (
+    tokens: readonly string[],
+    context: ReadingContext,
+    alone: Interpretation,
+  ): Interpretation | undefined => {
+    const topic = context.topics[0];
+    if (topic === undefined || !opensLikeFollowUp(tokens)) return undefined;
+    const words = answerWords[topic.position] as ReadonlySet<string>;
+    const hit = tokens.some(
+      (token) =>
+        token.length >= 3 &&
+        !index.ignored.has(token) &&
+        formsOf(token).some((form) => words.has(form)),
+    );
+    if (!hit) return undefined;
+    const match: Match = {
+      entry: topic,
+      confidence: threshold,
+      coverage: 1,
+      words: 1,
+      evidence: 1,
+      rank: threshold,
+    };
+    return { ...alone, outcome: { kind: 'answer', match }, followUp: true };
   };
 
   return {
-    interpret(tokens, previous) {
+    unitsOf,
+    interpret(tokens, context) {
       const own = unitsOf(tokens);
-      const alone = reading(own);
-      const hasOwnConcept = own.some((unit) => unit.concepts.length > 0);
-      if (previous.length === 0 || !hasOwnConcept) return alone;
-      const combined = reading(carryOver(own, previous, alternatives));
-      const usable = combined.best !== undefined && matchesOwn(combined.best, own);
-      if (usable && (opensLikeFollowUp(tokens) || alone.best === undefined)) return combined;
-      if (alone.best === undefined) return alone;
+      const alone = reading(own, own, []);
+      const known = own.filter((unit) => unit.concepts.length > 0).length;
+      if ((context.previous.length === 0 && context.topics.length === 0) || known === 0) {
+        return alone;
+      }
+      const combined = reading(
+        carryOver(own, context.previous, index.alternatives),
+        own,
+        context.topics,
+      );
+      const confident = combined.outcome.kind === 'answer';
+      const elliptical =
+        opensLikeFollowUp(tokens) || (known <= 2 && tokens.some((token) => ANAPHORA.has(token)));
+      if (confident && (elliptical || alone.outcome.kind !== 'answer')) return combined;
+      if (alone.outcome.kind !== 'answer') {
+        const again = topicAgain(tokens, context, alone);
+        return again ?? alone;
+      }
       return breakTie(alone, combined);
     },
   };
 }
 
-/** When several entries tie for the message alone, the earlier turn decides between them. */
+/** When several entries tie for the message alone, the conversation decides between them. */
 function breakTie(alone: Interpretation, combined: Interpretation): Interpretation {
   const top = alone.candidates[0];
   if (top === undefined) return alone;
@@ -143,5 +341,5 @@ function breakTie(alone: Interpretation, combined: Interpretation): Interpretati
   if (tied.size < 2) return alone;
   const pick = combined.candidates.find((c) => tied.has(c.entry.position));
   const chosen = alone.candidates.find((c) => c.entry.position === pick?.entry.position);
-  return chosen === undefined ? alone : { ...alone, best: chosen };
+  return chosen === undefined ? alone : { ...alone, outcome: { kind: 'answer', match: chosen } };
 }

@@ -4,7 +4,9 @@
  *
  * For an entry, `matched` is the sum over the query units it contains of
  * `unit.weight × unit.certainty × idf(concept)`; `total` is the sum of `unit.weight × idf`
- * over all units, where a word the knowledge base does not know counts `UNKNOWN_WEIGHT`.
+ * over all units, where a word the knowledge base does not know counts `UNKNOWN_WEIGHT`,
+ * for at most `MAX_UNKNOWN` such words (a question told with a long story around it is
+ * judged by what it asks, not drowned in the story).
  * Then
  *
  *   confidence = (matched / total) × min(1, matched / FULL_EVIDENCE)
@@ -30,12 +32,19 @@ export interface QueryUnit {
 export interface Match {
   readonly entry: IndexedEntry;
   readonly confidence: number;
+  /** The share of the question's weight the entry explains. */
+  readonly coverage: number;
+  /** How many words of the question the entry contains. */
+  readonly words: number;
+  /** The IDF weight of those words (rare words say more). */
+  readonly evidence: number;
   /** `confidence` plus the bonus for a met `requires:`; the sort key. */
   readonly rank: number;
 }
 
 export const UNKNOWN_WEIGHT = 0.5;
 export const FULL_EVIDENCE = 0.9;
+const MAX_UNKNOWN = 3;
 const SPECIFIC_BONUS = 0.01;
 
 export interface Matcher {
@@ -54,6 +63,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   // Scratch arrays reused by every query: matching runs on every request.
   const matched = new Float64Array(n);
   const unitBest = new Float64Array(n);
+  const wordCount = new Int32Array(n);
   const unitSeen = new Int32Array(n);
   const present = new Int32Array(index.conceptCount);
   const touched: number[] = [];
@@ -74,6 +84,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       }
     }
     for (const position of touched) {
+      wordCount[position] = (wordCount[position] as number) + 1;
       const gain = unit.weight * unit.certainty * (unitBest[position] as number);
       matched[position] = (matched[position] as number) + gain;
     }
@@ -82,11 +93,17 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   /** Fills `matched` and `present`; returns the total weight of the query. */
   const accumulate = (units: readonly QueryUnit[], queryMark: number): number => {
     matched.fill(0);
+    wordCount.fill(0);
     let total = 0;
+    let unknown = 0;
     for (const unit of units) {
       for (const concept of unit.concepts) present[concept] = queryMark;
-      const idf = unit.concepts.length === 0 ? UNKNOWN_WEIGHT : maxIdf(index, unit.concepts);
-      total += unit.weight * idf;
+      if (unit.concepts.length === 0) {
+        unknown += 1;
+        if (unknown <= MAX_UNKNOWN) total += unit.weight * UNKNOWN_WEIGHT;
+        continue;
+      }
+      total += unit.weight * maxIdf(index, unit.concepts);
       addUnit(unit);
     }
     return total;
@@ -105,9 +122,11 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       for (const entry of index.entries) {
         const m = matched[entry.position] as number;
         if (m <= 0 || !requiresMet(entry, queryMark)) continue;
-        const confidence = (m / total) * Math.min(1, m / FULL_EVIDENCE);
+        const coverage = m / total;
+        const confidence = coverage * Math.min(1, m / FULL_EVIDENCE);
         const bonus = entry.requires.length > 0 ? SPECIFIC_BONUS : 0;
-        matches.push({ entry, confidence, rank: confidence + bonus });
+        const words = wordCount[entry.position] as number;
+        matches.push({ entry, confidence, coverage, words, evidence: m, rank: confidence + bonus });
       }
       return matches.sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
     },

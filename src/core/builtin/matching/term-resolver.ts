@@ -14,7 +14,9 @@
  */
 
 import { formsOf, type KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import { stemGerman } from '../text/german-stemmer.js';
+import { BoundedCache } from '../text/bounded-cache.js';
+import { boundedEditDistance } from '../text/edit-distance.js';
+import { stemGerman } from '../text/stemmers.js';
 import { isNumber } from '../text/tokenize.js';
 import { createCompoundSplitter, MIN_PART } from './compound-splitter.js';
 import { createTypoSearch } from './typo-search.js';
@@ -83,8 +85,8 @@ function createLookup(forms: ReadonlyMap<string, number>) {
 }
 
 export function createTermResolver(index: KnowledgeIndex): TermResolver {
-  const cache = new Map<string, Resolution>();
-  const pairs = new Map<string, TermPart | null>();
+  const cache = new BoundedCache<string, Resolution>(CACHE_LIMIT);
+  const pairs = new BoundedCache<string, TermPart | null>(CACHE_LIMIT);
   const { lookup, withVerbEndings } = createLookup(index.forms);
   const starts = new Set([...index.forms.keys()].map((form) => form.slice(0, MIN_PART)));
   const compounds = createCompoundSplitter(
@@ -92,6 +94,21 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     starts,
   );
   const typos = createTypoSearch(index.forms);
+  /** A German verb ending after a misspelt stem: "resettet" → "resett" ≈ "reset". */
+  const nearestWithoutEnding = (token: string): number[] | undefined => {
+    for (const ending of VERB_ENDINGS) {
+      if (token.endsWith(ending) && token.length - ending.length >= 5) {
+        const found = typos.nearest(token.slice(0, -ending.length));
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  };
+  const shortStopWords = [...index.ignored].filter((word) => word.length >= 3 && word.length <= 5);
+  const stopWordTypo = (token: string): boolean =>
+    token.length >= 3 &&
+    token.length <= 4 &&
+    shortStopWords.some((word) => boundedEditDistance(token, word, 1) <= 1);
 
   const compute = (token: string): Resolution => {
     if (index.ignored.has(token)) return null;
@@ -102,8 +119,13 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     const parts = compounds.split(token);
     if (parts !== undefined) return parts.map(exactPart);
     const stem = stemGerman(token);
-    const corrected = typos.nearest(token) ?? (stem !== token ? typos.nearest(stem) : undefined);
-    return corrected === undefined ? UNKNOWN : [{ concepts: corrected, certainty: TYPO_CERTAINTY }];
+    const corrected =
+      typos.nearest(token) ??
+      (stem !== token ? typos.nearest(stem) : undefined) ??
+      nearestWithoutEnding(token);
+    if (corrected !== undefined) return [{ concepts: corrected, certainty: TYPO_CERTAINTY }];
+    // "wht", "ovr", "teh": a short misspelt stop word carries no topic either.
+    return stopWordTypo(token) ? null : UNKNOWN;
   };
 
   return {
@@ -115,7 +137,6 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
       if (cached !== undefined) return cached ?? undefined;
       const concepts = lookup(word);
       const part = concepts === undefined ? null : exactPart(concepts);
-      if (pairs.size >= CACHE_LIMIT) pairs.clear();
       pairs.set(word, part);
       return part ?? undefined;
     },
@@ -123,7 +144,6 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
       const cached = cache.get(token);
       if (cached !== undefined) return cached;
       const resolution = compute(token);
-      if (cache.size >= CACHE_LIMIT) cache.clear();
       cache.set(token, resolution);
       return resolution;
     },

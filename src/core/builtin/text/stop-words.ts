@@ -4,6 +4,9 @@
  * words, fillers), in folded form (`fur`, not `für`). They are ignored in questions and
  * may not be the only word of a keyword. Kept deliberately small: words such as `mehr`,
  * `lange`, `neu`, `wieder`, `more`, `long`, `new`, `first` do carry meaning here.
+ *
+ * `QUESTION_WORDS` are stop words too, unless a knowledge base uses one as a keyword
+ * ("wann" for a delivery-time entry): then it counts like any other keyword.
  */
 
 const GERMAN = `
@@ -24,7 +27,8 @@ unseren unserer unter usw viel vielen vom von vor wann war waren warum was weil 
 welchem welchen welcher welches wenn wer werde werden wie wieso weshalb will
 willst wir wird wirst wo wobei wofur woher wohin womit wollen wollte wurde wurden wurde zu
 zum zur zwar zwischen denen also halt okay ok tun tut mache machen macht funktioniert
-funktionieren
+funktionieren schon immer standig dauernd endlich uberhaupt bereits trotzdem irgendwie bloss
+wohl nochmal eh ne nen hab
 `;
 
 const ENGLISH = `
@@ -37,6 +41,9 @@ that the their theirs them themselves then there these they this those through t
 until up very was we were what when where which while who whom why will with would you your
 yours yourself yourselves please also actually really exactly maybe mean means meaning tell
 know need want like thing things something anything work works way us ok okay now
+without though although however yet still already ever even else anyway lot lots bit
+kind sort stuff go u r ur ya pls plz gimme wanna gonna lemme dunno im ive dont cant wont
+isnt doesnt didnt whats hows wheres whens thats theres youre
 `;
 
 function wordsOf(list: string): string[] {
@@ -45,3 +52,8 @@ function wordsOf(list: string): string[] {
 
 /** The stop words of both languages: messages are matched whatever language they are in. */
 export const STOP_WORDS: ReadonlySet<string> = new Set([...wordsOf(GERMAN), ...wordsOf(ENGLISH)]);
+
+/** Stop words a knowledge base may use as keywords. */
+export const QUESTION_WORDS: ReadonlySet<string> = new Set(
+  wordsOf('wann warum wieso weshalb wo woher wohin when where why'),
+);

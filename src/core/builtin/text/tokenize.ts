@@ -40,7 +40,15 @@ export function foldText(text: string): string {
     .replace(DIGIT_GROUPS, '$1');
 }
 
+/** "401s", "500er", "429ern": a status code with a plural or German suffix. */
+const NUMBER_SUFFIX = /^(\d+)(s|er|ern|ers)$/;
+
 function pushExpanded(word: string, out: string[]): void {
+  const numeral = NUMBER_SUFFIX.exec(word);
+  if (numeral !== null) {
+    out.push(numeral[1] as string);
+    return;
+  }
   const apostrophe = word.indexOf("'");
   if (apostrophe < 0) {
     out.push(word);

@@ -2,7 +2,9 @@
  * @module routes/api/chat/chat-request
  * Validates a raw chat request body in the contract's order (rows 4-8 of the decision
  * table). Pure: no I/O, no exceptions; the result says which soft error applies.
+ * `parseChatFields` (rows 5-8) is shared with the MCP tool `chat`.
  */
+import secureJson from 'secure-json-parse';
 import type { SoftErrorCode } from '../../../errors/error-codes.js';
 import { SESSION_ID_PATTERN } from '../../../sessions/session-service.js';
 
@@ -19,7 +21,17 @@ export function parseChatRequest(
 ): ChatRequest {
   const object = parseJsonObject(contentType, body);
   if (object === undefined) return { ok: false, code: 'body_invalid' };
+  return parseChatFields(object, messageMaxChars);
+}
 
+/**
+ * Rows 5-8 on fields already read as an object: the JSON body of `/api/chat`, the
+ * arguments of the MCP tool `chat`. Unknown fields are ignored.
+ */
+export function parseChatFields(
+  object: Readonly<Record<string, unknown>>,
+  messageMaxChars: number,
+): ChatRequest {
   const message = object.message;
   if (message === undefined || message === null) return { ok: false, code: 'message_missing' };
   if (typeof message !== 'string') return { ok: false, code: 'message_invalid' };
@@ -38,7 +50,11 @@ export function parseChatRequest(
   return { ok: true, message, sessionId };
 }
 
-/** The body as a JSON object, or undefined (wrong type, not UTF-8, not JSON, not an object). */
+/**
+ * The body as a JSON object, or undefined (wrong type, not UTF-8, not JSON, not an object,
+ * or carrying `__proto__` / `constructor.prototype` keys: refused as Fastify's own parser
+ * refuses them, with the same maintained parser).
+ */
 export function parseJsonObject(
   contentType: string | undefined,
   body: unknown,
@@ -47,13 +63,15 @@ export function parseJsonObject(
     return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(utf8.decode(body));
+    value = secureJson.parse(utf8.decode(body), undefined, POISONING_REFUSED);
   } catch {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   return value as Record<string, unknown>;
 }
+
+const POISONING_REFUSED = { protoAction: 'error', constructorAction: 'error' } as const;
 
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;

@@ -1,19 +1,37 @@
 /**
  * @module routes/api/chat/chat-routes
- * `POST /api/chat` (German) and `POST /api/chat-en` (English): the contract's decision
- * table in order. The body is read as raw bytes and judged only after authentication
- * and the quota, because a bad key must get 401 whatever the body.
+ * `POST /api/chat` (German) and `POST /api/chat-en` (English): a front door of the turn use
+ * case (src/chat/take-turn.ts). It reads the request and renders the decision; it decides
+ * nothing. The body is kept as raw bytes and judged by the use case only after the key, the
+ * idempotency key, the plan and the quota, because a bad key must get 401 whatever the body.
+ *
+ * Streamed (contract §9: `Accept: text/event-stream` or `"stream": true`): the use case
+ * says when every decision before the core has passed; only then does the 200 event stream
+ * begin (chat-stream.ts). Every earlier decision answers exactly as without streaming.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TakeTurn, TurnDecision, TurnRequest } from '../../../chat/take-turn.js';
 import type { Language } from '../../../core/core-adapter.js';
 import { ApiError } from '../../../errors/api-error.js';
-import { ERROR_MESSAGES, type SoftErrorCode } from '../../../errors/error-codes.js';
-import { type QuotaState, rateLimitHeaders } from '../../../quota/quota-service.js';
+import { ERROR_MESSAGES } from '../../../errors/error-codes.js';
+import {
+  type QuotaState,
+  rateLimitHeaders,
+  retryAfterSeconds,
+} from '../../../quota/quota-service.js';
 import type { AppDeps } from '../../../services.js';
-import { bearerSecurity, chatRequestSchema, chatResponseSchema, errorRef } from '../../schemas.js';
-import { type AuthenticatedKey, authenticate } from '../authenticate.js';
-import { isJsonContentType, parseChatRequest } from './chat-request.js';
-import { runCore } from './run-core.js';
+import { acceptsEventStream } from '../../event-stream.js';
+import {
+  bearerSecurity,
+  chatAnswerSchema,
+  chatRequestSchema,
+  errorRef,
+  idempotencyKeyHeader,
+} from '../../schemas.js';
+import { authenticate } from '../authenticate.js';
+import { clientSignal } from '../client-signal.js';
+import { isJsonContentType, parseChatFields, parseJsonObject } from './chat-request.js';
+import { createChatStream, replayAsStream } from './chat-stream.js';
 import { SOFT_REPLIES } from './soft-replies.js';
 
 const ENDPOINTS: ReadonlyArray<{ url: string; language: Language; summary: string }> = [
@@ -21,7 +39,13 @@ const ENDPOINTS: ReadonlyArray<{ url: string; language: Language; summary: strin
   { url: '/api/chat-en', language: 'en', summary: 'Chat in English' },
 ];
 
-export async function chatRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export interface ChatRouteDeps extends AppDeps {
+  readonly takeTurn: TakeTurn;
+  /** How long a streamed reply may stay silent before a `: ping` comment. */
+  readonly pingMs: number;
+}
+
+export async function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): Promise<void> {
   for (const endpoint of ENDPOINTS) {
     app.post(
       endpoint.url,
@@ -30,20 +54,24 @@ export async function chatRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
           summary: endpoint.summary,
           tags: ['chat'],
           security: bearerSecurity,
+          headers: idempotencyKeyHeader,
           body: chatRequestSchema,
           response: {
-            200: chatResponseSchema,
+            200: chatAnswerSchema,
+            400: errorRef,
             401: errorRef,
-            429: errorRef,
+            409: errorRef,
             413: errorRef,
+            422: errorRef,
+            429: errorRef,
             500: errorRef,
           },
         },
-        // The schema documents the body; the handler validates it, in the contract's order.
+        // The schemas document the request; the use case judges it, in the contract's order.
         validatorCompiler: () => () => true,
         onRequest: judgeContentTypeLater,
       },
-      (request, reply) => handleChat(deps, endpoint.language, request, reply),
+      (request, reply) => handleChat(deps, endpoint, request, reply),
     );
   }
 }
@@ -54,7 +82,7 @@ export async function chatRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
  * (a wrong content type is the soft error `body_invalid`). The handler only asks "JSON or
  * not?", so the header is reduced to that answer, which Fastify always accepts.
  */
-async function judgeContentTypeLater(request: FastifyRequest): Promise<void> {
+export async function judgeContentTypeLater(request: FastifyRequest): Promise<void> {
   const contentType = request.headers['content-type'];
   if (contentType === undefined) return;
   request.headers['content-type'] = isJsonContentType(contentType)
@@ -63,81 +91,116 @@ async function judgeContentTypeLater(request: FastifyRequest): Promise<void> {
 }
 
 async function handleChat(
-  deps: AppDeps,
-  language: Language,
+  deps: ChatRouteDeps,
+  endpoint: { url: string; language: Language },
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
   const { services } = deps;
   const key = await authenticate(services, request);
-  const now = services.clock();
-
-  if (!key.active) {
-    const state = await services.quota.current(key.id, key.limit, now);
-    return softError(reply, state, 'plan_inactive', language);
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const { turnRequest, streamed } = readChatBody(request, services.config.messageMaxChars);
+  const stream = streamed ? createChatStream(reply, deps.pingMs) : undefined;
+  const decision = await deps.takeTurn({
+    key,
+    language: endpoint.language,
+    request: turnRequest,
+    idempotencyKey: request.headers['idempotency-key'],
+    fingerprint: { endpoint: endpoint.url, body },
+    signal: clientSignal(reply),
+    onNotice: (notice) => request.log.warn({ notice }, 'core notice'),
+    ...(stream ? { stream: stream.sink } : {}),
+  });
+  if (stream?.started) return stream.finish(decision, request);
+  if (streamed && decision.kind === 'reply') {
+    request.chatOutcome = decision.kind;
+    return replayAsStream(decision, reply, deps.pingMs);
   }
-
-  const parsed = parseChatRequest(
-    request.headers['content-type'],
-    request.body,
-    services.config.messageMaxChars,
-  );
-  if (!parsed.ok) {
-    const state = await services.quota.current(key.id, key.limit, now);
-    if (state.used >= state.limit) throw quotaExceeded(state);
-    return softError(reply, state, parsed.code, language);
-  }
-
-  const reservation = await services.quota.reserve(key.id, key.limit, now);
-  if (!reservation.ok) throw quotaExceeded(reservation.state);
-
-  try {
-    const text = await converse(deps, key, language, parsed.message, parsed.sessionId);
-    reply.headers(rateLimitHeaders(reservation.state));
-    request.chatOutcome = 'reply';
-    return { reply: text };
-  } catch (error) {
-    await reservation.refund();
-    throw error;
-  }
+  return render(decision, endpoint.language, request, reply);
 }
 
-async function converse(
-  deps: AppDeps,
-  key: AuthenticatedKey,
+/** The body's fields (rows 4-8) and whether a stream was asked for, from one parse. */
+function readChatBody(
+  request: FastifyRequest,
+  messageMaxChars: number,
+): { turnRequest: TurnRequest; streamed: boolean } {
+  const object = parseJsonObject(request.headers['content-type'], request.body);
+  const turnRequest: TurnRequest =
+    object === undefined
+      ? { ok: false, code: 'body_invalid' }
+      : parseChatFields(object, messageMaxChars);
+  const streamed = acceptsEventStream(request.headers.accept) || object?.stream === true;
+  return { turnRequest, streamed };
+}
+
+function render(
+  decision: TurnDecision,
   language: Language,
-  message: string,
-  sessionId: string | undefined,
-): Promise<string> {
-  const { sessions, clock, config } = deps.services;
-  const session =
-    sessionId === undefined ? undefined : await sessions.open(key.id, sessionId, clock());
-  const history = session?.history ?? [];
-  const text = await runCore(deps.core, { language, message, history }, config.coreTimeoutMs);
-  await session?.record({ message, reply: text, language }, clock());
-  return text;
-}
-
-function softError(
+  request: FastifyRequest,
   reply: FastifyReply,
-  state: QuotaState,
-  code: SoftErrorCode,
-  language: Language,
 ) {
-  reply.headers(rateLimitHeaders(state));
-  reply.request.chatOutcome = code;
-  return { reply: SOFT_REPLIES[code][language], error: { code, message: ERROR_MESSAGES[code] } };
+  request.chatOutcome = decision.kind === 'soft_error' ? decision.code : decision.kind;
+  switch (decision.kind) {
+    case 'reply':
+      reply.headers(rateLimitHeaders(decision.quota));
+      if (decision.replayed) reply.header('idempotent-replayed', 'true');
+      return { reply: decision.reply };
+    case 'soft_error': {
+      const { code } = decision;
+      reply.headers(rateLimitHeaders(decision.quota));
+      if (decision.replayed) reply.header('idempotent-replayed', 'true');
+      return {
+        reply: SOFT_REPLIES[code][language],
+        error: { code, message: ERROR_MESSAGES[code] },
+      };
+    }
+    default:
+      return refuse(decision, reply);
+  }
 }
 
-function quotaExceeded(state: QuotaState): ApiError {
-  const headers = rateLimitHeaders(state);
-  const retryAfter = String(Math.max(1, Math.ceil((state.window.endMs - state.nowMs) / 1000)));
-  return new ApiError('quota_exceeded', { ...headers, 'retry-after': retryAfter });
+/** The decisions that are neither a reply nor a soft error. */
+export type Refusal = Exclude<TurnDecision, { kind: 'reply' | 'soft_error' }>;
+
+/**
+ * Refusals and failures, answered alike by every JSON front door: thrown as `ApiError` for
+ * the route's error handler, which writes its own envelope (plauder's, or OpenAI's on /v1).
+ */
+export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
+  switch (decision.kind) {
+    case 'quota_exceeded':
+      throw quotaExceeded(decision.quota);
+    case 'rate_limited':
+      throw rateLimited(decision.quota);
+    case 'idempotency_key_invalid':
+    case 'idempotency_key_reused':
+      throw new ApiError(decision.kind);
+    case 'idempotency_key_in_flight':
+      throw new ApiError(decision.kind, { 'retry-after': '1' });
+    case 'failed':
+      throw Object.assign(new ApiError(decision.code), { cause: decision.cause });
+    case 'client_closed':
+      // Nobody is there to answer; the request is logged when its connection closed.
+      return reply.hijack();
+    default:
+      return decision satisfies never;
+  }
+}
+
+export function quotaExceeded(state: QuotaState): ApiError {
+  const retryAfter = String(retryAfterSeconds(state, 'month'));
+  return new ApiError('quota_exceeded', { ...rateLimitHeaders(state), 'retry-after': retryAfter });
+}
+
+/** 429 for the per-minute limit: `Retry-After` is the time until the minute frees up. */
+export function rateLimited(state: QuotaState): ApiError {
+  const retryAfter = String(retryAfterSeconds(state, 'minute'));
+  return new ApiError('rate_limited', { ...rateLimitHeaders(state), 'retry-after': retryAfter });
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** `reply` or the soft error code, for metrics. */
+    /** The turn's outcome (`reply`, a soft error code, ...), for logs and metrics. */
     chatOutcome?: string;
   }
 }

@@ -1,0 +1,279 @@
+/**
+ * Streamed replies, side by side in one run (bench/README.md, "Streaming"):
+ *
+ * - time to first token (TTFT): from sending the request to the arrival of the first
+ *   piece of the reply's text, at concurrency 1 and 50, for the streaming upstream hit
+ *   directly and through plauder (`/api/chat` as SSE, `/v1/chat/completions` with
+ *   `"stream": true`) and Portkey; "added" is a percentile through the proxy minus the
+ *   same percentile of the upstream hit directly;
+ * - streamed requests/s at concurrency 50 (complete streams, every one checked for the
+ *   whole reply).
+ *
+ * Each target starts its own upstream (bench/servers/upstream.mjs, streaming) and proxy.
+ *   npm run build && node bench/stream/stream-bench.mjs [--duration S] [--warmup S] [--only a,b]
+ * Writes bench/results/stream-latest.{md,json}.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freePort, installCleanup, startServer } from '../lib/children.mjs';
+import { MESSAGE } from '../lib/conversation.mjs';
+import { percentile } from '../lib/load.mjs';
+import {
+  cleanEnv,
+  ensurePortkey,
+  PORTKEY_VERSION,
+  startPlauder,
+  startUpstream,
+} from '../lib/scenarios.mjs';
+import { STREAM_PIECES } from '../servers/upstream.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    only: { type: 'string' },
+    out: { type: 'string', default: path.join(root, 'bench/results') },
+  },
+});
+const durationS = Number(args.duration);
+const warmupS = Number(args.warmup);
+const FIRST = STREAM_PIECES[0]?.trim() ?? 'Hallo';
+const LAST = STREAM_PIECES.at(-1) ?? '';
+
+installCleanup();
+const servers = [];
+const deferred = [];
+const ctx = {
+  root,
+  window: 20,
+  secret: randomBytes(32).toString('base64'),
+  opts: { core: 'openai', logLevel: 'info', nodeArgs: undefined },
+  own: (server) => servers.push(server),
+  defer: (step) => deferred.push(step),
+  log: (line) => process.stderr.write(`${line}\n`),
+};
+
+const STREAM_BODY = JSON.stringify({
+  model: 'bench',
+  stream: true,
+  messages: [{ role: 'user', content: MESSAGE }],
+});
+
+const TARGETS = [
+  {
+    id: 'upstream',
+    label: 'streaming upstream, hit directly',
+    async start() {
+      const upstream = await startUpstream(ctx);
+      return { url: upstream.url, path: '/v1/chat/completions', headers: {}, body: STREAM_BODY };
+    },
+  },
+  {
+    id: 'plauder-json',
+    label: 'plauder /api/chat unstreamed (openai core), for reference: TTFT = whole reply',
+    async start() {
+      const { server, headers } = await startPlauderOnUpstream();
+      // The upstream still streams: the core's plain request carries no "stream":true.
+      return {
+        url: server.url,
+        path: '/api/chat',
+        headers,
+        body: JSON.stringify({ message: MESSAGE }),
+      };
+    },
+  },
+  {
+    id: 'plauder-sse',
+    label: 'plauder /api/chat, Accept: text/event-stream (openai core)',
+    async start() {
+      const { server, headers } = await startPlauderOnUpstream();
+      return {
+        url: server.url,
+        path: '/api/chat',
+        headers: { ...headers, accept: 'text/event-stream' },
+        body: JSON.stringify({ message: MESSAGE }),
+      };
+    },
+  },
+  {
+    id: 'plauder-v1',
+    label: 'plauder /v1/chat/completions, "stream": true (openai core)',
+    async start() {
+      const { server, headers } = await startPlauderOnUpstream();
+      return {
+        url: server.url,
+        path: '/v1/chat/completions',
+        headers,
+        body: JSON.stringify({
+          model: 'plauder-de',
+          stream: true,
+          messages: [{ role: 'user', content: MESSAGE }],
+        }),
+      };
+    },
+  },
+  {
+    id: 'portkey',
+    label: `Portkey gateway ${PORTKEY_VERSION}, "stream": true`,
+    async start() {
+      const script = ensurePortkey(ctx);
+      const upstream = await startUpstream(ctx);
+      const port = await freePort();
+      const gateway = await startServer({
+        name: 'portkey',
+        script,
+        args: [`--port=${port}`, '--headless'],
+        env: cleanEnv({ NODE_ENV: 'production' }),
+        port,
+        own: ctx.own,
+      });
+      return {
+        url: gateway.url,
+        path: '/v1/chat/completions',
+        headers: {
+          'content-type': 'application/json',
+          authorization: 'Bearer sk-bench',
+          'x-portkey-provider': 'openai',
+          'x-portkey-custom-host': `${upstream.url}/v1`,
+        },
+        body: STREAM_BODY,
+      };
+    },
+  },
+];
+
+async function startPlauderOnUpstream() {
+  const upstream = await startUpstream(ctx);
+  return startPlauder(ctx, {
+    keys: 1,
+    sessions: 0,
+    core: 'openai',
+    env: {
+      PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
+      PLAUDER_OPENAI_MODEL: 'bench',
+      PLAUDER_OPENAI_API_KEY: 'sk-bench',
+    },
+  });
+}
+
+/** One streamed request: the TTFT and whether the whole reply arrived with a 200. */
+function streamOnce(agent, target) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let ttft;
+    let text = '';
+    const req = http.request(
+      `${target.url}${target.path}`,
+      {
+        method: 'POST',
+        agent,
+        headers: { ...target.headers, 'content-length': Buffer.byteLength(target.body) },
+      },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          text += chunk;
+          if (ttft === undefined && text.includes(FIRST)) ttft = performance.now() - started;
+        });
+        res.on('end', () => resolve({ ok: res.statusCode === 200 && text.includes(LAST), ttft }));
+      },
+    );
+    req.on('error', () => resolve({ ok: false, ttft }));
+    req.end(target.body);
+  });
+}
+
+async function load(target, concurrency, seconds) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const ttfts = [];
+  let completed = 0;
+  let failed = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const result = await streamOnce(agent, target);
+      if (result.ok && result.ttft !== undefined) {
+        completed++;
+        ttfts.push(result.ttft);
+      } else failed++;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsedS = (performance.now() - started) / 1000;
+  agent.destroy();
+  const sorted = Float64Array.from(ttfts).sort();
+  return {
+    concurrency,
+    completed,
+    failed,
+    rps: completed / elapsedS,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+  };
+}
+
+const results = {};
+for (const target of TARGETS) {
+  if (args.only && !args.only.split(',').includes(target.id)) continue;
+  ctx.log(`${target.id}: ${target.label}`);
+  try {
+    const running = await target.start();
+    const check = await streamOnce(new http.Agent(), running);
+    if (!check.ok) throw new Error('the check request did not stream the whole reply');
+    await load(running, 50, warmupS);
+    const c1 = await load(running, 1, durationS);
+    const c50 = await load(running, 50, durationS);
+    results[target.id] = { label: target.label, c1, c50 };
+    ctx.log(
+      `  c1 p50 ${c1.p50Ms.toFixed(3)} ms p99 ${c1.p99Ms.toFixed(3)} ms; c50 ${c50.rps.toFixed(0)} streams/s`,
+    );
+  } catch (error) {
+    results[target.id] = { label: target.label, error: String(error?.message ?? error) };
+    ctx.log(`  FAILED: ${results[target.id].error}`);
+  } finally {
+    for (const server of servers.splice(0)) await server.stop();
+    for (const step of deferred.splice(0)) step();
+  }
+}
+
+const direct = results.upstream;
+const fmt = (n) => (Number.isFinite(n) ? n.toFixed(3) : '—');
+const lines = [
+  `# Streaming bench (${new Date().toISOString()}, ${durationS} s per measurement)`,
+  '',
+  '| target | c1 TTFT p50 ms | c1 p99 ms | c1 added p50 / p99 ms | c50 TTFT p50 ms | c50 p99 ms | c50 added p50 / p99 ms | streams/s (c50) | failed |',
+  '|---|---|---|---|---|---|---|---|---|',
+];
+for (const [id, r] of Object.entries(results)) {
+  if (r.error) {
+    lines.push(`| ${id} | **FAILED**: ${r.error} |`);
+    continue;
+  }
+  const added = (c) =>
+    direct?.[c] && id !== 'upstream'
+      ? `${fmt(r[c].p50Ms - direct[c].p50Ms)} / ${fmt(r[c].p99Ms - direct[c].p99Ms)}`
+      : '—';
+  lines.push(
+    `| ${id} | ${fmt(r.c1.p50Ms)} | ${fmt(r.c1.p99Ms)} | ${added('c1')} | ${fmt(r.c50.p50Ms)} | ${fmt(r.c50.p99Ms)} | ${added('c50')} | ${r.c50.rps.toFixed(0)} | ${r.c1.failed + r.c50.failed} |`,
+  );
+}
+const portkey = results.portkey?.c50?.rps;
+for (const id of ['plauder-sse', 'plauder-v1']) {
+  const rps = results[id]?.c50?.rps;
+  if (rps && portkey) lines.push('', `${id} / portkey streams/s: ${(rps / portkey).toFixed(2)} ×`);
+}
+const markdown = `${lines.join('\n')}\n`;
+fs.mkdirSync(args.out, { recursive: true });
+fs.writeFileSync(path.join(args.out, 'stream-latest.md'), markdown);
+fs.writeFileSync(
+  path.join(args.out, 'stream-latest.json'),
+  `${JSON.stringify(results, null, 2)}\n`,
+);
+process.stdout.write(markdown);
+process.exit(Object.values(results).some((r) => r.error) ? 1 : 0);

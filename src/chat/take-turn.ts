@@ -1,0 +1,332 @@
+/**
+ * @module chat/take-turn
+ * A turn, end to end (contract §8): authenticate (done by the front door) → idempotency →
+ * plan → limits → the request → reserve → session → core → record → answer. Every front
+ * door calls `takeTurn` and renders the decision it returns; none of them decides
+ * anything itself.
+ *
+ * The rules that live here:
+ * - the decision order of the contract's table (rows 1a-10);
+ * - a reply is counted once: reserved before the core, refunded when no reply is
+ *   delivered (the core failed, the client left, the turn could not be stored);
+ * - a turn's core sees the session as it was when the turn began, and the turn is stored
+ *   after whatever the session holds when its reply is ready (never refused for that);
+ * - an idempotent outcome is kept together with the turn it answers, or not at all;
+ * - a streamed turn starts its stream only once every decision before the core has passed,
+ *   and ends with the same decision as an unstreamed one (counted once, when it is `reply`).
+ */
+import { randomUUID } from 'node:crypto';
+import type {
+  CoreAdapter,
+  CoreNotice,
+  Language,
+  Sampling,
+  TokenUsage,
+  Turn,
+} from '../core/core-adapter.js';
+import type { SoftErrorCode } from '../errors/error-codes.js';
+import type { ProblemDetail } from '../errors/problem-detail.js';
+import { parseIdempotencyKey } from '../idempotency/idempotency-key.js';
+import type { Claim, KeptOutcome, RequestFingerprint } from '../idempotency/idempotency-service.js';
+import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
+import type { Services } from '../services.js';
+import { type CoreFailureCode, runCore } from './run-core.js';
+import { estimateUsage } from './token-estimate.js';
+
+/** The authenticated key, as the turn needs it (its plan's limits: see QuotaKey). */
+export interface TurnKey extends QuotaKey {
+  readonly active: boolean;
+}
+
+/** The request as the front door read it: a message, or the soft error it amounts to. */
+export type TurnRequest =
+  | {
+      readonly ok: true;
+      readonly message: string;
+      readonly sessionId: string | undefined;
+      /**
+       * History the client sent (OpenAI-style clients keep their own), oldest first; used,
+       * within the session window, when there is no `sessionId`. Absent: none.
+       */
+      readonly history?: readonly Turn[];
+      /** The client's system/developer messages, for an LLM core (see CoreRequest). */
+      readonly instructions?: readonly string[];
+      readonly sampling?: Sampling;
+    }
+  | { readonly ok: false; readonly code: SoftErrorCode; readonly detail?: ProblemDetail };
+
+/**
+ * What exactly was wrong, for front doors that name it (`/v1` names the parameter). Opaque
+ * to the use case: kept with the outcome so that a replay says the same.
+ */
+export type { ProblemDetail };
+
+/**
+ * Where a streamed turn's pieces go. `start` is called once, when every decision before
+ * the core has passed (the quota is reserved), just before the core is asked: the front
+ * door writes its 200 and headers then. `delta` follows for each piece of the reply. The
+ * turn's decision comes at the end as for any turn.
+ */
+export interface TurnStream {
+  start(quota: QuotaState, stamp: TurnStamp): void;
+  delta(text: string): void;
+}
+
+export interface TurnInput {
+  readonly key: TurnKey;
+  /** The endpoint's language: the reply's language. */
+  readonly language: Language;
+  readonly request: TurnRequest;
+  /** The `Idempotency-Key` header as received (absent: undefined). */
+  readonly idempotencyKey: string | string[] | undefined;
+  /** The endpoint and raw body, to recognise a repeat of this request. */
+  readonly fingerprint: RequestFingerprint;
+  /** Aborts when the client has gone away. */
+  readonly signal: AbortSignal;
+  /** Where the core's notices go (the front door's request log). */
+  readonly onNotice?: (notice: CoreNotice) => void;
+  /** Given when the client asked for a streamed reply. */
+  readonly stream?: TurnStream;
+}
+
+/** Identifies an answered turn (front doors that show an id or a time use these). */
+export interface TurnStamp {
+  readonly turnId: string;
+  readonly createdAt: number;
+}
+
+export type TurnDecision =
+  | ({
+      readonly kind: 'reply';
+      readonly reply: string;
+      readonly quota: QuotaState;
+      /** The core's token counts, or an estimate (src/chat/token-estimate.ts). */
+      readonly usage: TokenUsage;
+    } & TurnStamp &
+      Replayed)
+  | ({
+      readonly kind: 'soft_error';
+      readonly code: SoftErrorCode;
+      readonly detail?: ProblemDetail;
+      readonly quota: QuotaState;
+    } & TurnStamp &
+      Replayed)
+  | { readonly kind: 'quota_exceeded'; readonly quota: QuotaState }
+  | { readonly kind: 'rate_limited'; readonly quota: QuotaState }
+  | { readonly kind: 'idempotency_key_invalid' }
+  | { readonly kind: 'idempotency_key_in_flight' }
+  | { readonly kind: 'idempotency_key_reused' }
+  | { readonly kind: 'failed'; readonly code: CoreFailureCode; readonly cause: unknown }
+  | { readonly kind: 'client_closed' };
+
+interface Replayed {
+  /** True when this is the kept outcome of an earlier request with the same Idempotency-Key. */
+  readonly replayed: boolean;
+}
+
+export type TakeTurn = (input: TurnInput) => Promise<TurnDecision>;
+
+/** A request that carries a message (rows 4-8 passed). */
+type MessageRequest = Extract<TurnRequest, { ok: true }>;
+
+/** A unit of the quota reserved for this turn. */
+type Reserved = Extract<Reservation, { ok: true }>;
+
+export interface TakeTurnOptions {
+  /**
+   * Aborts when the service is stopping and turns still waiting for the core must end:
+   * they are refunded and answered as failed, so nothing is counted that was not delivered.
+   */
+  readonly stopping?: AbortSignal;
+}
+
+export function createTakeTurn(
+  services: Services,
+  core: CoreAdapter,
+  options: TakeTurnOptions = {},
+): TakeTurn {
+  const stopping = options.stopping ?? new AbortController().signal;
+  const { quota, sessions, idempotency, clock, config } = services;
+
+  /** Rows 2-10, once the idempotency key (if any) is claimed. */
+  async function decide(input: TurnInput, claim: Claim | undefined): Promise<TurnDecision> {
+    const now = clock();
+    const stamp = newStamp(now);
+    const admitted = await admit(input, claim, now, stamp);
+    if (!admitted.ok) return admitted.decision;
+    return converse(input, admitted.request, claim, admitted.reservation, now, stamp);
+  }
+
+  /** Rows 2-8 and the reservation: a decision made before the core, or the reserved unit. */
+  async function admit(
+    input: TurnInput,
+    claim: Claim | undefined,
+    now: number,
+    stamp: TurnStamp,
+  ): Promise<
+    | { ok: true; request: MessageRequest; reservation: Reserved }
+    | { ok: false; decision: TurnDecision }
+  > {
+    const { key, language, request, signal } = input;
+    const decided = (decision: TurnDecision) => ({ ok: false as const, decision });
+    const softError = async (code: SoftErrorCode, state: QuotaState, detail?: ProblemDetail) => {
+      const details = detail === undefined ? {} : { detail };
+      await claim?.keepNow({ kind: 'soft_error', code, language, ...details, ...stamp });
+      return decided({
+        kind: 'soft_error',
+        code,
+        ...details,
+        quota: state,
+        replayed: false,
+        ...stamp,
+      });
+    };
+    if (!key.active) return softError('plan_inactive', await quota.current(key, now));
+    if (!request.ok) {
+      const state = await quota.current(key, now);
+      if (state.used >= state.limit) return decided({ kind: 'quota_exceeded', quota: state });
+      if (state.minute && state.minute.used >= state.minute.limit)
+        return decided({ kind: 'rate_limited', quota: state });
+      return softError(request.code, state, request.detail);
+    }
+    if (signal.aborted) return decided({ kind: 'client_closed' });
+
+    const reservation = await quota.reserve(key, now);
+    if (reservation.ok) return { ok: true, request, reservation };
+    const kind = reservation.refusedBy === 'minute' ? 'rate_limited' : 'quota_exceeded';
+    return decided({ kind, quota: reservation.state });
+  }
+
+  /**
+   * Session → core → record, with a unit reserved: a reply, or a decision after which the
+   * unit has been refunded (nothing was delivered, so nothing counts).
+   */
+  async function converse(
+    input: TurnInput,
+    request: MessageRequest,
+    claim: Claim | undefined,
+    reservation: Reserved,
+    now: number,
+    stamp: TurnStamp,
+  ): Promise<TurnDecision> {
+    const { key, language, signal } = input;
+    const failed = async (decision: TurnDecision) => {
+      await reservation.refund();
+      return decision;
+    };
+    let session: Awaited<ReturnType<typeof sessions.open>> | undefined;
+    try {
+      session =
+        request.sessionId === undefined
+          ? undefined
+          : await sessions.open(key.id, request.sessionId, now);
+    } catch (cause) {
+      return failed({ kind: 'failed', code: 'internal_error', cause });
+    }
+    const history = session?.history ?? lastTurns(request.history, config.sessionWindow);
+    const coreRequest = {
+      language,
+      message: request.message,
+      history,
+      conversationId: session?.conversationId,
+      onNotice: input.onNotice,
+      ...(request.instructions ? { instructions: request.instructions } : {}),
+      ...(request.sampling ? { sampling: request.sampling } : {}),
+    };
+    input.stream?.start(reservation.state, stamp);
+    const result = await runCore(
+      core,
+      coreRequest,
+      { client: signal, stopping, timeoutMs: config.coreTimeoutMs },
+      input.stream?.delta,
+    );
+    if (!result.ok) {
+      if (result.code === 'client_closed') return failed({ kind: 'client_closed' });
+      return failed({ kind: 'failed', code: result.code, cause: result.cause });
+    }
+    // The client left while the core finished: nothing is delivered, so nothing counts.
+    if (signal.aborted) return failed({ kind: 'client_closed' });
+
+    const reply = result.reply;
+    const usage = result.usage ?? estimateUsage(coreRequest, reply);
+    try {
+      const outcome: KeptOutcome = { kind: 'reply', reply, language, usage, ...stamp };
+      const kept = claim?.keep(outcome);
+      const turn = { message: request.message, reply, language };
+      const stored = session ? await session.record(turn, clock(), kept ? [kept] : []) : false;
+      if (!stored) await claim?.keepNow(outcome);
+    } catch (cause) {
+      return failed({ kind: 'failed', code: 'internal_error', cause });
+    }
+    return { kind: 'reply', reply, quota: reservation.state, usage, replayed: false, ...stamp };
+  }
+
+  async function replay(key: TurnKey, outcome: KeptOutcome): Promise<TurnDecision> {
+    const state = await quota.current(key, clock());
+    const stamp = { turnId: outcome.turnId, createdAt: outcome.createdAt };
+    if (outcome.kind === 'reply') {
+      // Outcomes kept before usage was kept count the reply alone.
+      const usage = outcome.usage ?? estimateUsage(undefined, outcome.reply);
+      const { reply } = outcome;
+      return { kind: 'reply', reply, quota: state, usage, replayed: true, ...stamp };
+    }
+    const detail = outcome.detail === undefined ? {} : { detail: outcome.detail };
+    return {
+      kind: 'soft_error',
+      code: outcome.code,
+      ...detail,
+      quota: state,
+      replayed: true,
+      ...stamp,
+    };
+  }
+
+  return async function takeTurn(input) {
+    const header = parseIdempotencyKey(input.idempotencyKey);
+    if (!header.ok) return { kind: 'idempotency_key_invalid' };
+    if (header.key === undefined) return guarded(() => decide(input, undefined));
+
+    let claimed: Awaited<ReturnType<typeof idempotency.claim>>;
+    try {
+      claimed = await idempotency.claim(input.key.id, header.key, input.fingerprint, clock());
+    } catch (cause) {
+      return { kind: 'failed', code: 'internal_error', cause };
+    }
+    switch (claimed.kind) {
+      case 'replay':
+        return guarded(() => replay(input.key, claimed.outcome));
+      case 'in_flight':
+        return { kind: 'idempotency_key_in_flight' };
+      case 'reused':
+        return { kind: 'idempotency_key_reused' };
+      case 'claimed': {
+        const decision = await guarded(() => decide(input, claimed.claim));
+        // Only replies and soft errors are kept (with the turn); anything else runs afresh.
+        if (decision.kind !== 'reply' && decision.kind !== 'soft_error') {
+          await claimed.claim.release();
+        }
+        return decision;
+      }
+    }
+  };
+}
+
+/** A database failure anywhere in the turn is a technical error, decided like the others. */
+async function guarded(decide: () => Promise<TurnDecision>): Promise<TurnDecision> {
+  try {
+    return await decide();
+  } catch (cause) {
+    return { kind: 'failed', code: 'internal_error', cause };
+  }
+}
+
+/** The last `window` turns of a client-sent history (the same bound as a session's). */
+function lastTurns(history: readonly Turn[] | undefined, window: number): readonly Turn[] {
+  if (history === undefined || window <= 0) return [];
+  return history.length > window ? history.slice(-window) : history;
+}
+
+/** A turn id: a random UUID (front doors build `chatcmpl-…` ids from it). */
+function newStamp(now: number): TurnStamp {
+  return { turnId: randomUUID(), createdAt: now };
+}

@@ -1,0 +1,60 @@
+/**
+ * @module core/builtin/conversation/tone
+ * Recognises rudeness and frustration in a tokenized message ("your stupid API", "das
+ * ist doch Mist", "I'm so fed up"). The assistant then answers calmly: it acknowledges the
+ * trouble in one short sentence and goes on with the problem the message names. The
+ * tone words themselves are taken out before the rest is matched.
+ */
+
+export interface Tone {
+  /** Whether the message is rude or frustrated. */
+  readonly upset: boolean;
+  /** The tokens without the tone words. */
+  readonly rest: readonly string[];
+}
+
+// Folded forms (umlauts removed), single tokens and short phrases.
+const WORDS = new Set(
+  `stupid dumb idiot idiotic useless crap crappy damn damned wtf shit shitty sucks suck
+  ridiculous annoying pathetic terrible awful garbage trash rubbish hate moron omg seriously
+  dammit goddamn fucking fuck frustrated frustrating annoyed
+  blod blode bloden bloder dumm dumme dummer dummen doof doofe mist scheiss scheisse
+  verdammt verdammte nervig nervt genervt nutzlos nutzlose bekloppt bescheuert teufel kacke
+  mann boah frustriert frustrierend argerlich`
+    .split(/\s+/)
+    .filter((word) => word.length > 0),
+);
+const INSULTED = new Set(['bot', 'ding', 'teil', 'thing', 'machine', 'maschine', 'tool']);
+const PHRASES: ReadonlyArray<readonly string[]> = [
+  ['fed', 'up'],
+  ['shut', 'up'],
+  ['halt', 'die', 'klappe'],
+  ['halts', 'maul'],
+  ['zu', 'nichts', 'zu', 'gebrauchen'],
+  ['zum', 'teufel'],
+  ['are', 'you', 'dumb'],
+  ['bist', 'du', 'dumm'],
+  ['what', 'the', 'hell'],
+];
+
+export function detectTone(tokens: readonly string[]): Tone {
+  const rest: string[] = [];
+  let upset = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const phrase = PHRASES.find((words) => words.every((word, k) => tokens[i + k] === word));
+    if (phrase !== undefined) {
+      upset = true;
+      i += phrase.length - 1;
+      continue;
+    }
+    const token = tokens[i] as string;
+    if (!WORDS.has(token)) {
+      rest.push(token);
+      continue;
+    }
+    upset = true;
+    // "dummer Bot", "stupid thing": the insulted thing is no part of the question.
+    if (INSULTED.has(tokens[i + 1] ?? '')) i += 1;
+  }
+  return { upset, rest };
+}

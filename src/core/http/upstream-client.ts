@@ -1,0 +1,266 @@
+/**
+ * @module core/http/upstream-client
+ * One POST of a JSON body to the upstream over a dedicated keep-alive pool (undici `Pool`).
+ * Failures are returned as values so the retry loop can classify them.
+ *
+ * Why undici's `Pool` and not `node:http`: on the proxy path the HTTP client is a large
+ * part of plauder's own CPU per request, and undici's handler API needs about a third of
+ * what an `http.request` through an `http.Agent` does (src/core/openai/README.md). Why not the global
+ * `fetch`: it shares one process-wide pool that `close()` must not destroy, and its WHATWG
+ * stream layer adds per-request overhead. A private pool gives a clean `close()` and
+ * per-attempt timeouts that simply abort the request.
+ */
+
+import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { type Dispatcher, errors, Pool } from 'undici';
+
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: string;
+}
+
+export type AttemptFailure =
+  | { readonly kind: 'timeout'; readonly afterMs: number }
+  | { readonly kind: 'aborted'; readonly reason: unknown }
+  | {
+      readonly kind: 'connection';
+      readonly code: string;
+      /** The error hit a reused pooled socket before any response byte arrived. */
+      readonly stale: boolean;
+      readonly cause: unknown;
+    }
+  | { readonly kind: 'too_large'; readonly limitBytes: number }
+  /** A header value HTTP cannot carry (e.g. a newline in the API key): never retried. */
+  | { readonly kind: 'unsendable'; readonly code: string };
+
+export type AttemptResult =
+  | { readonly ok: true; readonly response: UpstreamResponse }
+  | { readonly ok: false; readonly failure: AttemptFailure };
+
+/** A response whose body is still arriving (a stream); non-2xx bodies too are left unread. */
+export interface OpenResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The body's bytes as they arrive; ends with an error when the attempt is aborted. */
+  readonly body: AsyncIterable<Buffer>;
+}
+
+export type OpenResult =
+  | { readonly ok: true; readonly response: OpenResponse }
+  | { readonly ok: false; readonly failure: AttemptFailure };
+
+export interface UpstreamClient {
+  post(body: string, signal: AbortSignal, timeoutMs: number): Promise<AttemptResult>;
+  /**
+   * POSTs `body` and resolves once the response's headers have arrived, leaving its body to
+   * be read as it streams. `signal` ends the attempt (the caller keeps its timers); an
+   * abort is reported as `aborted` with the signal's reason.
+   */
+  open(body: string, signal: AbortSignal): Promise<OpenResult>;
+  close(): Promise<void>;
+}
+
+/** A chat completion is a few KiB; anything near this is not a reply we could use. */
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/**
+ * Idle pooled sockets are closed after this long unless the server's `Keep-Alive: timeout=`
+ * hint is shorter (undici honours the hint). 4 s stays below the 5 s idle timeout of uvicorn
+ * (vLLM), llama.cpp's server and Node, so we rarely write to a socket the server is closing.
+ */
+const IDLE_SOCKET_MS = 4_000;
+
+export function createUpstreamClient(
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+  maxConnections: number,
+): UpstreamClient {
+  const refused = unsendableHeader(headers);
+  const pool = new Pool(url.origin, {
+    connections: maxConnections,
+    keepAliveTimeout: IDLE_SOCKET_MS,
+    keepAliveMaxTimeout: IDLE_SOCKET_MS,
+    maxResponseSize: MAX_RESPONSE_BYTES,
+    // The attempt's own timer bounds the whole exchange; these would only cut it shorter.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+  const path = `${url.pathname}${url.search}`;
+  const send = (body: string, signal: AbortSignal, timeoutMs: number) =>
+    sendOnce(pool, { path, headers, body, signal, timeoutMs });
+
+  return {
+    async post(body, signal, timeoutMs) {
+      if (refused) return { ok: false, failure: refused };
+      const first = await send(body, signal, timeoutMs);
+      if (first.ok || first.failure.kind !== 'connection' || !first.failure.stale) return first;
+      // The server closed an idle pooled socket while we were writing to it: the request
+      // never reached it, so resend once at once on a fresh socket.
+      return send(body, signal, timeoutMs);
+    },
+    async open(body, signal) {
+      if (refused) return { ok: false, failure: refused };
+      const first = await openOnce(pool, { path, headers, body, signal });
+      if (first.ok || first.failure.kind !== 'connection' || !first.failure.stale) return first;
+      return openOnce(pool, { path, headers, body, signal });
+    },
+    async close() {
+      await pool.destroy();
+    },
+  };
+}
+
+/**
+ * One streamed attempt with undici's `request()`: its body is a stream that is read as the
+ * upstream writes it. (The handler API of `sendOnce` saves little on a reply that takes
+ * seconds, and a stream's back-pressure and abort come with `request()`.)
+ */
+async function openOnce(pool: Pool, params: Omit<SendParams, 'timeoutMs'>): Promise<OpenResult> {
+  const { signal } = params;
+  if (signal.aborted) return { ok: false, failure: { kind: 'aborted', reason: signal.reason } };
+  try {
+    const response = await pool.request({
+      path: params.path,
+      method: 'POST',
+      headers: params.headers,
+      body: params.body,
+      signal,
+    });
+    return {
+      ok: true,
+      response: { status: response.statusCode, headers: response.headers, body: response.body },
+    };
+  } catch (error) {
+    if (signal.aborted) return { ok: false, failure: { kind: 'aborted', reason: signal.reason } };
+    return { ok: false, failure: classify(error, false) };
+  }
+}
+
+interface SendParams {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+}
+
+/**
+ * One attempt on undici's handler API (`dispatch`), which skips the stream and promise
+ * layers of `request()`: the body is a few KiB read into memory anyway. The attempt ends
+ * when the first of these happens: the response is complete, the connection fails, the
+ * attempt's timer fires, the caller aborts, or the body grows past the pool's limit. A request
+ * still queued for a connection when the attempt ends is aborted as soon as it starts.
+ */
+function sendOnce(pool: Pool, params: SendParams): Promise<AttemptResult> {
+  const { signal, timeoutMs } = params;
+  if (signal.aborted) {
+    return Promise.resolve({ ok: false, failure: { kind: 'aborted', reason: signal.reason } });
+  }
+  return new Promise((resolve) => {
+    let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    let stopReason: Error | undefined;
+    let responded = false;
+    let status = 0;
+    let headers: UpstreamResponse['headers'] = {};
+    const chunks: Buffer[] = [];
+
+    const finish = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    /** Our side ends the attempt: the request is aborted now, or when it starts. */
+    const stop = (failure: AttemptFailure, reason: Error) => {
+      stopReason = reason;
+      // Settle first: aborting makes undici report the abort as an error at once.
+      finish({ ok: false, failure });
+      if (controller && !controller.aborted) controller.abort(reason);
+    };
+    const onAbort = () =>
+      stop({ kind: 'aborted', reason: signal.reason }, new Error('aborted by the caller'));
+    const timer = setTimeout(
+      () => stop({ kind: 'timeout', afterMs: timeoutMs }, new Error('attempt timed out')),
+      timeoutMs,
+    );
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(started) {
+        controller = started;
+        if (stopReason) started.abort(stopReason);
+      },
+      onResponseStart(_controller, statusCode, responseHeaders) {
+        // 1xx informational responses come before the real one.
+        if (statusCode < 200) return;
+        responded = true;
+        status = statusCode;
+        headers = responseHeaders;
+      },
+      onResponseData(_controller, chunk) {
+        // The pool's `maxResponseSize` ends a longer body with an error.
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        const body = Buffer.concat(chunks).toString('utf8');
+        finish({ ok: true, response: { status, headers, body } });
+      },
+      onResponseError(_controller, error) {
+        finish({ ok: false, failure: classify(error, responded) });
+      },
+    };
+    try {
+      pool.dispatch(
+        { path: params.path, method: 'POST', headers: params.headers, body: params.body },
+        handler,
+      );
+    } catch (error) {
+      // A closed pool refuses at once.
+      finish({ ok: false, failure: classify(error, false) });
+    }
+  });
+}
+
+export function classify(error: unknown, responded: boolean): AttemptFailure {
+  if (error instanceof errors.ResponseExceededMaxSizeError) {
+    return { kind: 'too_large', limitBytes: MAX_RESPONSE_BYTES };
+  }
+  const code = errorCode(error);
+  return { kind: 'connection', code, stale: !responded && isStale(error, code), cause: error };
+}
+
+/**
+ * A socket closed under a request before its response began, on a socket that had already
+ * carried a response: the server closed it as idle while we wrote. For a closed socket undici
+ * reports how much it read in all (more than nothing means an earlier exchange used it); a
+ * reset carries no such detail and counts as stale, which costs at most one extra send.
+ */
+function isStale(error: unknown, code: string): boolean {
+  if (error instanceof errors.SocketError) return (error.socket?.bytesRead ?? 0) > 0;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+function errorCode(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return 'ERR_UPSTREAM';
+  const { code, name } = error as { code?: unknown; name?: unknown };
+  if (typeof code === 'string') return code;
+  return typeof name === 'string' ? name : 'ERR_UPSTREAM';
+}
+
+/**
+ * The headers are fixed for the client's life, so they are checked once: Node's own
+ * validation names the problem (ERR_INVALID_CHAR) and never the value, which may be a key.
+ */
+function unsendableHeader(headers: Readonly<Record<string, string>>): AttemptFailure | undefined {
+  try {
+    for (const [name, value] of Object.entries(headers)) {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    }
+    return undefined;
+  } catch (error) {
+    return { kind: 'unsendable', code: errorCode(error) };
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * @module routes/api/chat/chat-stream
+ * The streamed answer of `/api/chat` and `/api/chat-en` (contract §9): once the turn use
+ * case has passed every decision before the core, a 200 event stream with the headers of
+ * the quota, then `delta` events (`{"text"}`), and at the end `done` (`{"reply"}`, the whole
+ * reply) or `error` (`{"error": {"code", "message", "requestId"}}`) when the core failed
+ * after the stream began. Only writes: what counts was decided by the use case.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TurnDecision, TurnStream } from '../../../chat/take-turn.js';
+import { errorBody } from '../../../errors/api-error.js';
+import type { ErrorCode } from '../../../errors/error-codes.js';
+import { safeError } from '../../../errors/safe-error.js';
+import { rateLimitHeaders } from '../../../quota/quota-service.js';
+import { type EventStream, openEventStream } from '../../event-stream.js';
+
+export interface ChatStream {
+  /** Given to the use case: opens the stream at `start`, writes each delta. */
+  readonly sink: TurnStream;
+  /** Whether the stream began (the use case reached the core). */
+  readonly started: boolean;
+  /** Writes the decision's last event and ends the stream. */
+  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply;
+}
+
+export function createChatStream(reply: FastifyReply, pingMs: number): ChatStream {
+  let events: EventStream | undefined;
+  return {
+    sink: {
+      start(quota) {
+        events = openEventStream(reply, rateLimitHeaders(quota), pingMs);
+      },
+      delta(text) {
+        events?.send(JSON.stringify({ text }), 'delta');
+      },
+    },
+    get started() {
+      return events !== undefined;
+    },
+    finish(decision, request) {
+      if (events) finishStream(events, decision, request);
+      return reply;
+    },
+  };
+}
+
+function finishStream(events: EventStream, decision: TurnDecision, request: FastifyRequest) {
+  request.chatOutcome = decision.kind === 'soft_error' ? decision.code : decision.kind;
+  switch (decision.kind) {
+    case 'reply':
+      events.send(JSON.stringify({ reply: decision.reply }), 'done');
+      break;
+    case 'failed':
+      request.log.error(
+        { error: safeError(decision.cause), code: decision.code },
+        'request failed',
+      );
+      sendError(events, decision.code, request);
+      break;
+    case 'client_closed':
+      // Nobody is left to read; the request was logged when its connection closed.
+      break;
+    case 'soft_error':
+    case 'quota_exceeded':
+    case 'rate_limited':
+    case 'idempotency_key_invalid':
+    case 'idempotency_key_in_flight':
+    case 'idempotency_key_reused':
+      // Decided before the core, so before any stream began: not expected here.
+      sendError(events, 'internal_error', request);
+      break;
+    default:
+      decision satisfies never;
+  }
+  events.end();
+}
+
+function sendError(events: EventStream, code: ErrorCode, request: FastifyRequest) {
+  request.errorCode = code;
+  events.send(JSON.stringify(errorBody(code, request.id)), 'error');
+}
+
+/** A kept reply replayed to a client that asked for a stream: one delta, then done. */
+export function replayAsStream(
+  decision: Extract<TurnDecision, { kind: 'reply' }>,
+  reply: FastifyReply,
+  pingMs: number,
+): FastifyReply {
+  const headers = {
+    ...rateLimitHeaders(decision.quota),
+    ...(decision.replayed ? { 'idempotent-replayed': 'true' } : {}),
+  };
+  const events = openEventStream(reply, headers, pingMs);
+  events.send(JSON.stringify({ text: decision.reply }), 'delta');
+  events.send(JSON.stringify({ reply: decision.reply }), 'done');
+  events.end();
+  return reply;
+}

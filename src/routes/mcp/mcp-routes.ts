@@ -1,0 +1,166 @@
+/**
+ * @module routes/mcp/mcp-routes
+ * `/mcp`: the Model Context Protocol over the Streamable HTTP transport (contract §13), a
+ * front door of the turn use case like `/api/chat`, with the same bearer keys.
+ *
+ * Stateless: every POST gets an MCP server and transport of its own, which end with it.
+ * No MCP session lives in one process's memory, so any instance behind a load balancer
+ * answers any request, and memory stays in plauder's sessions (`sessionId`), which all
+ * instances share through the database. Answers are plain JSON (one request, one answer;
+ * the tools send no progress or server-initiated messages); `GET` (a stream for server
+ * messages) and `DELETE` (ending an MCP session) are not offered: 405, as the transport's
+ * specification allows.
+ *
+ * The SDK's Web-standard transport answers with a `Response` that is written through
+ * Fastify's reply, so the hooks of every route (request id, no-store, the log line and
+ * the metrics) apply here too.
+ */
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TakeTurn } from '../../chat/take-turn.js';
+import { ApiError } from '../../errors/api-error.js';
+import { rateLimitHeaders } from '../../quota/quota-service.js';
+import type { AppDeps } from '../../services.js';
+import { type AuthenticatedKey, authenticate } from '../api/authenticate.js';
+import { clientSignal } from '../api/client-signal.js';
+import { bearerSecurity, errorRef } from '../schemas.js';
+import { mcpIdempotencyKeyHeader, mcpMessageSchema, mcpResponseSchema } from './mcp-schemas.js';
+import { createMcpServer, type McpServerDeps } from './mcp-server.js';
+import { toolDefinitions } from './mcp-tools.js';
+
+export const MCP_ROUTE = '/mcp';
+
+export interface McpRouteDeps extends AppDeps {
+  readonly takeTurn: TakeTurn;
+  readonly version: string;
+}
+
+export async function mcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Promise<void> {
+  const serverDeps: McpServerDeps = {
+    services: deps.services,
+    takeTurn: deps.takeTurn,
+    tools: toolDefinitions(deps.services.config),
+    version: deps.version,
+  };
+  const keys = new WeakMap<FastifyRequest, AuthenticatedKey>();
+  /**
+   * Row 1 before anything else, also before Fastify reads the body: a bad key gets 401
+   * whatever the Content-Type (Fastify refuses a malformed one before the handler runs).
+   */
+  const authenticateFirst = async (request: FastifyRequest) => {
+    keys.set(request, await authenticate(deps.services, request));
+  };
+  const keyOf = (request: FastifyRequest): AuthenticatedKey => {
+    const key = keys.get(request);
+    if (!key) throw new Error('an /mcp request reached its handler unauthenticated');
+    return key;
+  };
+
+  app.post(
+    MCP_ROUTE,
+    {
+      schema: {
+        summary:
+          'MCP (Model Context Protocol) over Streamable HTTP: tools chat, usage, forget_session',
+        description:
+          'A JSON-RPC 2.0 message (or a batch) of the Model Context Protocol: `initialize`, ' +
+          '`tools/list`, `tools/call` with the tools `chat` (counted like a chat request when ' +
+          'it replies), `usage` and `forget_session`. Send `Accept: application/json, ' +
+          'text/event-stream`. Stateless: no `Mcp-Session-Id` is issued. Refusals and ' +
+          'failures of a tool are results with `isError: true`; malformed JSON-RPC gets a ' +
+          'JSON-RPC error (400, 406 or 415).',
+        tags: ['mcp'],
+        security: bearerSecurity,
+        headers: mcpIdempotencyKeyHeader,
+        body: mcpMessageSchema,
+        response: {
+          200: mcpResponseSchema,
+          202: { type: 'null', description: 'Notifications or responses only: accepted.' },
+          400: mcpResponseSchema,
+          401: errorRef,
+          406: mcpResponseSchema,
+          413: errorRef,
+          415: mcpResponseSchema,
+          500: errorRef,
+        },
+      },
+      // The schemas document the messages; the MCP transport and the tools judge them.
+      validatorCompiler: () => () => true,
+      onRequest: authenticateFirst,
+    },
+    (request, reply) => handleMcp(serverDeps, keyOf(request), request, reply),
+  );
+
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: MCP_ROUTE,
+      schema: {
+        summary: `MCP ${method === 'GET' ? 'server-sent event stream' : 'session end'}: not offered (stateless)`,
+        tags: ['mcp'],
+        security: bearerSecurity,
+        response: { 401: errorRef, 405: errorRef },
+      },
+      onRequest: authenticateFirst,
+      handler: async () => {
+        throw new ApiError('method_not_allowed', { allow: 'POST' });
+      },
+    });
+  }
+}
+
+async function handleMcp(
+  deps: McpServerDeps,
+  key: AuthenticatedKey,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const signal = clientSignal(reply);
+  const server = createMcpServer(deps, {
+    key,
+    signal,
+    idempotencyKey: request.headers['idempotency-key'],
+    log: request.log,
+    recordChat: (outcome, decision) => {
+      request.chatOutcome = outcome;
+      // The quota headers of a chat answer (contract §3), on the POST that carried the call.
+      if (decision && 'quota' in decision) reply.headers(rateLimitHeaders(decision.quota));
+      if (decision && 'replayed' in decision && decision.replayed) {
+        reply.header('idempotent-replayed', 'true');
+      }
+    },
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  try {
+    await server.connect(transport);
+    const response = await transport.handleRequest(webRequest(request));
+    const body = Buffer.from(await response.arrayBuffer());
+    // Nobody is there to answer; the request was logged when its connection closed.
+    if (signal.aborted) return reply.hijack();
+    reply.code(response.status);
+    response.headers.forEach((value, name) => {
+      reply.header(name, value);
+    });
+    return reply.send(body.length > 0 ? body : undefined);
+  } finally {
+    await server.close();
+  }
+}
+
+/** The request as the SDK's Web-standard transport reads it, with the bytes Fastify read. */
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+  return new Request(new URL(request.url, 'http://plauder.invalid'), {
+    method: request.method,
+    headers,
+    ...(body ? { body } : {}),
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * @module routes/v1/completion-answer
+ * The answers of `/v1` in OpenAI's shapes (contract §10): a `chat.completion`, the
+ * `chat.completion.chunk`s of a stream, and errors as `{"error": {message, type, param,
+ * code}}` with the statuses OpenAI's clients map to their error classes. Everything an
+ * answer shows comes from the turn's decision (its id, time, reply and usage), so a replayed
+ * idempotent outcome is rendered byte for byte as the first time.
+ */
+import type { TurnStamp } from '../../chat/take-turn.js';
+import type { TokenUsage } from '../../core/core-adapter.js';
+import { ERROR_MESSAGES, type ErrorCode } from '../../errors/error-codes.js';
+
+export interface OpenAiError {
+  readonly error: {
+    readonly message: string;
+    readonly type: string;
+    readonly param: string | null;
+    readonly code: string | null;
+  };
+}
+
+/** `/v1`'s own code for a model it does not offer (a `ProblemDetail.code`), as OpenAI's. */
+export const MODEL_NOT_FOUND = 'model_not_found';
+
+/** The codes a `/v1` error can carry: plauder's, and `model_not_found`. */
+export type OpenAiErrorCode = ErrorCode | typeof MODEL_NOT_FOUND;
+
+/** The OpenAI error `type` and the HTTP status of each code a `/v1` request can end with. */
+export function openAiStatus(code: OpenAiErrorCode): { status: number; type: string } {
+  switch (code) {
+    case 'invalid_api_key':
+      return { status: 401, type: 'invalid_request_error' };
+    case 'plan_inactive':
+      return { status: 403, type: 'permission_error' };
+    case 'quota_exceeded':
+      return { status: 429, type: 'insufficient_quota' };
+    case 'rate_limited':
+      return { status: 429, type: 'requests' };
+    case 'not_found':
+    case MODEL_NOT_FOUND:
+      return { status: 404, type: 'invalid_request_error' };
+    case 'method_not_allowed':
+      return { status: 405, type: 'invalid_request_error' };
+    case 'idempotency_key_in_flight':
+    case 'key_revoked':
+      return { status: 409, type: 'invalid_request_error' };
+    case 'payload_too_large':
+      return { status: 413, type: 'invalid_request_error' };
+    case 'idempotency_key_reused':
+      return { status: 422, type: 'invalid_request_error' };
+    case 'internal_error':
+    case 'core_unavailable':
+    case 'core_timeout':
+      return { status: 500, type: 'server_error' };
+    case 'service_unavailable':
+      return { status: 503, type: 'server_error' };
+    default:
+      return { status: 400, type: 'invalid_request_error' };
+  }
+}
+
+export function openAiError(
+  code: string,
+  type: string,
+  message: string,
+  param: string | null = null,
+): OpenAiError {
+  return { error: { message, type, param, code } };
+}
+
+/** An error of ours in OpenAI's shape, with its status. */
+export function openAiErrorOf(code: ErrorCode): { status: number; body: OpenAiError } {
+  const { status, type } = openAiStatus(code);
+  return { status, body: openAiError(code, type, ERROR_MESSAGES[code]) };
+}
+
+/** `chatcmpl-` and the turn id without its dashes: stable for a turn, replays included. */
+export function completionId(stamp: TurnStamp): string {
+  return `chatcmpl-${stamp.turnId.replaceAll('-', '')}`;
+}
+
+function usageOf(usage: TokenUsage) {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+  };
+}
+
+export function chatCompletion(
+  stamp: TurnStamp,
+  model: string,
+  content: string,
+  usage: TokenUsage,
+) {
+  return {
+    id: completionId(stamp),
+    object: 'chat.completion',
+    created: Math.floor(stamp.createdAt / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
+    usage: usageOf(usage),
+  };
+}
+
+/**
+ * The chunks of one streamed completion, as OpenAI sends them: the first with the role,
+ * then the content, a last one with `finish_reason`, then (when asked for) one with the
+ * usage and no choices. With `include_usage` every chunk carries `"usage": null` before.
+ */
+export function chunkWriter(stamp: TurnStamp, model: string, includeUsage: boolean) {
+  const head = {
+    id: completionId(stamp),
+    object: 'chat.completion.chunk',
+    created: Math.floor(stamp.createdAt / 1000),
+    model,
+  };
+  const tail = includeUsage ? { usage: null } : {};
+  const chunk = (delta: object, finishReason: string | null) =>
+    JSON.stringify({
+      ...head,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      ...tail,
+    });
+  return {
+    role: () => chunk({ role: 'assistant', content: '', refusal: null }, null),
+    content: (text: string) => chunk({ content: text }, null),
+    finish: () => chunk({}, 'stop'),
+    usage: (usage: TokenUsage) =>
+      includeUsage ? JSON.stringify({ ...head, choices: [], usage: usageOf(usage) }) : undefined,
+  };
+}
+
+export const DONE = '[DONE]';

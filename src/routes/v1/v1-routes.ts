@@ -1,0 +1,226 @@
+/**
+ * @module routes/v1/v1-routes
+ * The OpenAI-compatible front door (contract §10): `POST /v1/chat/completions` and
+ * `GET /v1/models`, for clients, SDKs and agent frameworks that speak OpenAI's Chat
+ * Completions. Same keys, plans, quotas, limits, headers, idempotency, logs and metrics as
+ * `/api/chat`: a chat completion is a turn of the same use case (src/chat/take-turn.ts),
+ * read from OpenAI's body and written in OpenAI's shapes. Every failure under `/v1`,
+ * unknown routes included, is answered in OpenAI's error shape.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TakeTurn, TurnDecision } from '../../chat/take-turn.js';
+import { ApiError } from '../../errors/api-error.js';
+import { ERROR_MESSAGES, type ErrorCode } from '../../errors/error-codes.js';
+import { safeError } from '../../errors/safe-error.js';
+import { rateLimitHeaders } from '../../quota/quota-service.js';
+import type { AppDeps } from '../../services.js';
+import { authenticate } from '../api/authenticate.js';
+import { judgeContentTypeLater, refuse } from '../api/chat/chat-routes.js';
+import { clientSignal } from '../api/client-signal.js';
+import { bearerSecurity } from '../schemas.js';
+import {
+  chatCompletion,
+  MODEL_NOT_FOUND,
+  openAiError,
+  openAiErrorOf,
+  openAiStatus,
+} from './completion-answer.js';
+import { type CompletionRequest, MODELS, parseCompletionRequest } from './completion-request.js';
+import { createCompletionStream, replayCompletionStream } from './completion-stream.js';
+import {
+  completionAnswerSchema,
+  completionHeaders,
+  completionRequestSchema,
+  modelListSchema,
+  modelSchema,
+  openAiErrorRef,
+  openAiErrorSchema,
+} from './v1-schemas.js';
+
+export const COMPLETIONS_ROUTE = '/v1/chat/completions';
+
+export interface V1RouteDeps extends AppDeps {
+  readonly takeTurn: TakeTurn;
+  readonly pingMs: number;
+}
+
+/** When the models were first offered: OpenAI lists a model's creation time. */
+const MODELS_CREATED = 1_767_225_600;
+
+/** Registered with the prefix `/v1`. */
+export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise<void> {
+  app.addSchema(openAiErrorSchema);
+  app.setErrorHandler(renderError);
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, 'not_found'));
+
+  app.get(
+    '/models',
+    {
+      schema: {
+        summary: 'The models: plauder-de and plauder-en (the language of the reply)',
+        tags: ['openai'],
+        security: bearerSecurity,
+        // A GET has no body to refuse and no model to miss: only the key can fail.
+        response: { 200: modelListSchema, 401: openAiErrorRef },
+      },
+    },
+    async (request) => {
+      await authenticate(deps.services, request);
+      return { object: 'list', data: Object.keys(MODELS).map(modelObject) };
+    },
+  );
+
+  app.get<{ Params: { model: string } }>(
+    '/models/:model',
+    {
+      schema: {
+        summary: 'One model',
+        tags: ['openai'],
+        security: bearerSecurity,
+        params: { type: 'object', properties: { model: { type: 'string' } } },
+        response: { 200: modelSchema, 401: openAiErrorRef, 404: openAiErrorRef },
+      },
+    },
+    async (request, reply) => {
+      await authenticate(deps.services, request);
+      const { model } = request.params;
+      if (MODELS[model] !== undefined) return modelObject(model);
+      const message = `The model \`${model.slice(0, 100)}\` does not exist.`;
+      const { status, type } = openAiStatus(MODEL_NOT_FOUND);
+      request.errorCode = 'not_found';
+      return reply.code(status).send(openAiError(MODEL_NOT_FOUND, type, message, 'model'));
+    },
+  );
+
+  app.post(
+    '/chat/completions',
+    {
+      schema: {
+        summary: 'Chat completion (OpenAI-compatible), plain or streamed',
+        tags: ['openai'],
+        security: bearerSecurity,
+        headers: completionHeaders,
+        body: completionRequestSchema,
+        response: {
+          200: completionAnswerSchema,
+          400: openAiErrorRef,
+          401: openAiErrorRef,
+          403: openAiErrorRef,
+          404: openAiErrorRef,
+          409: openAiErrorRef,
+          413: openAiErrorRef,
+          422: openAiErrorRef,
+          429: openAiErrorRef,
+          500: openAiErrorRef,
+        },
+      },
+      // The schemas document the body; the use case judges it, in the contract's order.
+      validatorCompiler: () => () => true,
+      onRequest: judgeContentTypeLater,
+    },
+    (request, reply) => handleCompletion(deps, request, reply),
+  );
+}
+
+function modelObject(id: string) {
+  return { id, object: 'model', created: MODELS_CREATED, owned_by: 'plauder' };
+}
+
+async function handleCompletion(deps: V1RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const { services } = deps;
+  const key = await authenticate(services, request);
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const sessionHeader = request.headers['x-session-id'];
+  const parsed = parseCompletionRequest(
+    request.headers['content-type'],
+    request.body,
+    sessionHeader,
+    services.config.messageMaxChars,
+  );
+  const streamOptions = {
+    model: parsed.model,
+    includeUsage: parsed.includeUsage,
+    pingMs: deps.pingMs,
+  };
+  const stream = parsed.stream ? createCompletionStream(reply, streamOptions) : undefined;
+  // The session is part of what the request means: another X-Session-Id is another request.
+  const endpoint =
+    typeof sessionHeader === 'string' ? `${COMPLETIONS_ROUTE} ${sessionHeader}` : COMPLETIONS_ROUTE;
+  const decision = await deps.takeTurn({
+    key,
+    language: parsed.language,
+    request: parsed.turn,
+    idempotencyKey: request.headers['idempotency-key'],
+    fingerprint: { endpoint, body },
+    signal: clientSignal(reply),
+    onNotice: (notice) => request.log.warn({ notice }, 'core notice'),
+    ...(stream ? { stream: stream.sink } : {}),
+  });
+  if (stream?.started) return stream.finish(decision, request);
+  return render(decision, parsed, request, reply, streamOptions);
+}
+
+function render(
+  decision: TurnDecision,
+  parsed: CompletionRequest,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  streamOptions: Parameters<typeof replayCompletionStream>[2],
+) {
+  request.chatOutcome = decision.kind === 'soft_error' ? decision.code : decision.kind;
+  switch (decision.kind) {
+    case 'reply':
+      if (parsed.stream) return replayCompletionStream(decision, reply, streamOptions);
+      reply.headers(rateLimitHeaders(decision.quota));
+      if (decision.replayed) reply.header('idempotent-replayed', 'true');
+      return chatCompletion(decision, parsed.model, decision.reply, decision.usage);
+    case 'soft_error': {
+      const { code, detail } = decision;
+      reply.headers(rateLimitHeaders(decision.quota));
+      if (decision.replayed) reply.header('idempotent-replayed', 'true');
+      // A model it does not offer is 404 (as OpenAI's), the other refusals of the body 400.
+      const notFound = detail?.code === MODEL_NOT_FOUND;
+      const { status, type } = openAiStatus(notFound ? MODEL_NOT_FOUND : code);
+      return reply
+        .code(status)
+        .send(
+          openAiError(
+            detail?.code ?? code,
+            type,
+            detail?.message ?? ERROR_MESSAGES[code],
+            detail?.param ?? null,
+          ),
+        );
+    }
+    default:
+      return refuse(decision, reply);
+  }
+}
+
+/** Every error under `/v1` in OpenAI's shape, with the headers of the contract. */
+function renderError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
+  const apiError = error instanceof ApiError ? error : fromFramework(error);
+  if (apiError.statusCode >= 500) {
+    request.log.error(
+      { error: safeError(apiError.cause ?? error), code: apiError.code },
+      'request failed',
+    );
+  }
+  reply.headers(apiError.headers);
+  return sendError(request, reply, apiError.code);
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode) {
+  request.errorCode = code;
+  const { status, body } = openAiErrorOf(code);
+  return reply.code(status).send(body);
+}
+
+function fromFramework(error: FastifyError): ApiError {
+  const status = error.statusCode ?? 500;
+  let code: ErrorCode = 'internal_error';
+  if (status === 413) code = 'payload_too_large';
+  else if (status === 404) code = 'not_found';
+  else if (status >= 400 && status < 500) code = 'bad_request';
+  return Object.assign(new ApiError(code), { cause: error });
+}

@@ -1,0 +1,204 @@
+/**
+ * @module routes/v1/v1-schemas
+ * Schemas of the OpenAI-compatible routes: they document `/v1` in `/openapi.json` and
+ * serialise its answers (so they must match OpenAI's shapes exactly, nulls included).
+ */
+
+export const openAiErrorSchema = {
+  $id: 'OpenAiError',
+  type: 'object',
+  description: "OpenAI's error shape; `code` is plauder's error code.",
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['message', 'type', 'param', 'code'],
+      properties: {
+        message: { type: 'string' },
+        type: { type: 'string' },
+        param: { type: ['string', 'null'] },
+        code: { type: ['string', 'null'] },
+      },
+    },
+  },
+} as const;
+
+export const openAiErrorRef = { $ref: 'OpenAiError#' } as const;
+
+const messageSchema = {
+  type: 'object',
+  required: ['role', 'content'],
+  properties: {
+    role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant'] },
+    content: {
+      oneOf: [
+        { type: 'string' },
+        {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['type', 'text'],
+            properties: { type: { const: 'text' }, text: { type: 'string' } },
+          },
+        },
+      ],
+    },
+  },
+} as const;
+
+export const completionRequestSchema = {
+  type: 'object',
+  required: ['model', 'messages'],
+  description:
+    "OpenAI's Chat Completions body. The last message (a user message) is the turn's message; " +
+    'earlier user/assistant messages are the history (unless `X-Session-Id` is sent), ' +
+    "system/developer messages follow the operator's system prompt for an LLM core. " +
+    '`n` other than 1, tools, audio and image parts are refused (400 naming the parameter); ' +
+    'unknown fields are ignored.',
+  properties: {
+    model: { type: 'string', enum: ['plauder-de', 'plauder-en'] },
+    messages: { type: 'array', minItems: 1, items: messageSchema },
+    stream: { type: 'boolean' },
+    stream_options: {
+      type: 'object',
+      properties: { include_usage: { type: 'boolean' } },
+    },
+    max_tokens: { type: 'integer', minimum: 1 },
+    max_completion_tokens: { type: 'integer', minimum: 1 },
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+    top_p: { type: 'number', minimum: 0, maximum: 1 },
+    stop: {
+      oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 4 }],
+    },
+    user: { type: 'string' },
+    n: { type: 'integer', const: 1 },
+  },
+} as const;
+
+const usageSchema = {
+  type: 'object',
+  description:
+    "The upstream's token counts when it reports them, else an estimate (about four characters a token; see the README).",
+  required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
+  properties: {
+    prompt_tokens: { type: 'integer' },
+    completion_tokens: { type: 'integer' },
+    total_tokens: { type: 'integer' },
+  },
+} as const;
+
+export const chatCompletionSchema = {
+  type: 'object',
+  required: ['id', 'object', 'created', 'model', 'choices', 'usage'],
+  properties: {
+    id: { type: 'string' },
+    object: { type: 'string', const: 'chat.completion' },
+    created: { type: 'integer' },
+    model: { type: 'string' },
+    choices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'message', 'logprobs', 'finish_reason'],
+        properties: {
+          index: { type: 'integer' },
+          message: {
+            type: 'object',
+            required: ['role', 'content', 'refusal'],
+            properties: {
+              role: { type: 'string', const: 'assistant' },
+              content: { type: 'string' },
+              refusal: { type: 'null' },
+            },
+          },
+          logprobs: { type: 'null' },
+          finish_reason: { type: 'string' },
+        },
+      },
+    },
+    usage: usageSchema,
+  },
+} as const;
+
+export const completionEventStreamSchema = {
+  type: 'string',
+  description:
+    'With `"stream": true`: `chat.completion.chunk` objects as `data:` lines, as OpenAI sends ' +
+    'them: the first with `delta.role`, then `delta.content` pieces, a last one with ' +
+    '`finish_reason`, then (with `stream_options.include_usage`) one with `usage` and no ' +
+    'choices, then `data: [DONE]`. A failure after the stream began is a last ' +
+    '`data: {"error": {...}}` (not counted). `: ping` comments come at least every 15 s.',
+  example: streamExample(),
+} as const;
+
+/** A streamed completion with `stream_options.include_usage`, as it goes over the wire. */
+function streamExample(): string {
+  const head = {
+    id: 'chatcmpl-3b183877208d48a7a2e17d1ef62b23b5',
+    object: 'chat.completion.chunk',
+    created: 1_795_000_000,
+    model: 'plauder-de',
+  };
+  const chunk = (delta: object, finish: string | null) => ({
+    ...head,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    usage: null,
+  });
+  return [
+    chunk({ role: 'assistant', content: '', refusal: null }, null),
+    chunk({ content: 'Hallo! ' }, null),
+    chunk({ content: 'Wie kann ich helfen?' }, null),
+    chunk({}, 'stop'),
+    { ...head, choices: [], usage: { prompt_tokens: 4, completion_tokens: 6, total_tokens: 10 } },
+  ]
+    .map((data) => `data: ${JSON.stringify(data)}\n\n`)
+    .concat('data: [DONE]\n\n')
+    .join('');
+}
+
+export const completionAnswerSchema = {
+  description: 'A chat.completion, or chat.completion.chunk events when streamed.',
+  content: {
+    'application/json': { schema: chatCompletionSchema },
+    'text/event-stream': { schema: completionEventStreamSchema },
+  },
+} as const;
+
+const modelSchema = {
+  type: 'object',
+  required: ['id', 'object', 'created', 'owned_by'],
+  properties: {
+    id: { type: 'string' },
+    object: { type: 'string', const: 'model' },
+    created: { type: 'integer' },
+    owned_by: { type: 'string' },
+  },
+} as const;
+
+export const modelListSchema = {
+  type: 'object',
+  required: ['object', 'data'],
+  properties: {
+    object: { type: 'string', const: 'list' },
+    data: { type: 'array', items: modelSchema },
+  },
+} as const;
+
+export { modelSchema };
+
+export const completionHeaders = {
+  type: 'object',
+  properties: {
+    'x-session-id': {
+      type: 'string',
+      pattern: '^[A-Za-z0-9._:@-]{1,128}$',
+      description:
+        'Server-side memory: the stored session with this id (the same sessions as /api/chat) ' +
+        'is the history instead of the earlier messages, and the turn is stored in it.',
+    },
+    'idempotency-key': {
+      type: 'string',
+      description: 'Makes a retry safe, as on /api/chat (see there).',
+    },
+  },
+} as const;

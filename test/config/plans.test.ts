@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { describePlan, parsePlans } from '../../src/config/plans.js';
+
+describe('PLAUDER_PLANS', () => {
+  it('reads monthly and per-minute limits', () => {
+    const result = parsePlans('standard=1000/month+60/minute,plus=5000/month+300/minute');
+    expect(result.ok && [...result.plans]).toEqual([
+      ['standard', { monthly: 1000, perMinute: 60 }],
+      ['plus', { monthly: 5000, perMinute: 300 }],
+    ]);
+  });
+
+  it('keeps the old syntax: a bare number is a month with no per-minute limit', () => {
+    const result = parsePlans('standard=1000,plus=5000/month,fast=60/minute+10');
+    expect(result.ok && [...result.plans]).toEqual([
+      ['standard', { monthly: 1000, perMinute: undefined }],
+      ['plus', { monthly: 5000, perMinute: undefined }],
+      ['fast', { monthly: 10, perMinute: 60 }],
+    ]);
+  });
+
+  it('reports every problem at once', () => {
+    const result = parsePlans(
+      'a=10/hour,b=60/minute,c=0,d=5/month+6/month,Upper=1,e=1,e=2,f=12/minute+x',
+    );
+    expect(result.ok).toBe(false);
+    expect(result.ok ? [] : result.problems).toEqual([
+      'plan "a": "10/hour" is not a limit such as 1000, 1000/month or 60/minute',
+      'plan "b" needs a monthly limit (e.g. b=1000/month+60/minute)',
+      'plan "c": the limit per month must be a positive integer',
+      'plan "d": more than one limit per month',
+      '"Upper=1" is not name=limit (lower-case name, e.g. standard=1000/month)',
+      'plan "e" is listed twice',
+      'plan "f": "x" is not a limit such as 1000, 1000/month or 60/minute',
+    ]);
+  });
+
+  it('stops the start with every problem of the plans and the webhook settings', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PLAUDER_DATABASE_URL: 'sqlite::memory:',
+        PLAUDER_PLANS: 'standard=1000/month+0/minute,plus',
+        PLAUDER_WEBHOOK_URL: 'not a url',
+        PLAUDER_WEBHOOK_SECRET: 'whsec_tooshort',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'PLAUDER_PLANS: plan "standard": the limit per minute must be a positive integer',
+      'PLAUDER_PLANS: "plus" is not name=limit (lower-case name, e.g. standard=1000/month)',
+      'PLAUDER_WEBHOOK_URL: expected an http:// or https:// URL, got "not a url"',
+      'PLAUDER_WEBHOOK_SECRET: expected whsec_ and 24-64 bytes in base64 (make one with: plauder webhooks secret)',
+    ]);
+  });
+
+  it('writes a plan back as it is configured', () => {
+    expect(describePlan({ monthly: 1000, perMinute: 60 })).toBe('1000/month+60/minute');
+    expect(describePlan({ monthly: 1000, perMinute: undefined })).toBe('1000/month');
+  });
+});
+
+describe('webhook settings', () => {
+  const base = { PLAUDER_DATABASE_URL: 'sqlite::memory:' };
+  const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+
+  it('are off without URL and secret, and need both', () => {
+    expect(loadConfig(base).webhook).toBeUndefined();
+    expect(() => loadConfig({ ...base, PLAUDER_WEBHOOK_URL: 'https://hooks.example/in' })).toThrow(
+      /PLAUDER_WEBHOOK_SECRET: required with PLAUDER_WEBHOOK_URL/,
+    );
+    expect(() => loadConfig({ ...base, PLAUDER_WEBHOOK_SECRET: secret })).toThrow(
+      /PLAUDER_WEBHOOK_URL: required with PLAUDER_WEBHOOK_SECRET/,
+    );
+  });
+
+  it('take a whsec_ secret and an http(s) URL, with the sender timing', () => {
+    const config = loadConfig({
+      ...base,
+      PLAUDER_WEBHOOK_URL: 'https://hooks.example/in',
+      PLAUDER_WEBHOOK_SECRET: secret,
+      PLAUDER_WEBHOOK_POLL_INTERVAL: '200ms',
+    });
+    expect(config.webhook).toEqual({
+      url: 'https://hooks.example/in',
+      secret,
+      pollIntervalMs: 200,
+      timeoutMs: 10_000,
+      retryBaseMs: 5_000,
+      retryWindowMs: 25 * 3_600_000,
+    });
+    expect(() =>
+      loadConfig({
+        ...base,
+        PLAUDER_WEBHOOK_URL: 'https://hooks.example/in',
+        PLAUDER_WEBHOOK_SECRET: secret,
+        PLAUDER_WEBHOOK_RETRY_WINDOW: '2h',
+      }),
+    ).toThrow(/PLAUDER_WEBHOOK_RETRY_WINDOW: expected a duration .*, from 1d to/);
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * The openai core streams from its upstream (a real process that streams as OpenAI does):
+ * each token is passed on as it arrives, the upstream's usage is read, the first token and
+ * the gaps between tokens have time limits, failures before the first token are retried and
+ * after it end the stream, and an abort or an early stop aborts the upstream request at once.
+ */
+import { describe, expect, it } from 'vitest';
+import { type CoreChunk, CoreError, type CoreRequest } from '../../../src/core/core-adapter.js';
+import { useUpstreamCore } from './upstream-process.js';
+
+const fixture = useUpstreamCore();
+
+function ask(overrides: Partial<CoreRequest> = {}): CoreRequest {
+  return {
+    message: 'Hallo',
+    language: 'de',
+    history: [],
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+interface Collected {
+  chunks: { chunk: CoreChunk; at: number }[];
+  error?: unknown;
+}
+
+async function collect(stream: AsyncIterable<CoreChunk> | undefined): Promise<Collected> {
+  if (!stream) throw new Error('the openai core has no stream()');
+  const collected: Collected = { chunks: [] };
+  try {
+    for await (const chunk of stream) collected.chunks.push({ chunk, at: performance.now() });
+  } catch (error) {
+    collected.error = error;
+  }
+  return collected;
+}
+
+const deltas = (collected: Collected) =>
+  collected.chunks.flatMap(({ chunk }) => (chunk.type === 'delta' ? [chunk.text] : []));
+
+async function lastRequest() {
+  const { requests } = await fixture.upstream.received();
+  const last = requests.at(-1);
+  if (!last) throw new Error('the upstream received nothing');
+  return last;
+}
+
+async function untilAborted(): Promise<number> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const abortedAt = (await lastRequest()).abortedAt;
+    if (abortedAt !== undefined) return abortedAt;
+    if (Date.now() > deadline) throw new Error('the upstream never saw its request aborted');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('openai core: streamed replies', () => {
+  it('passes each token on as it arrives, before the upstream has finished', async () => {
+    await fixture.upstream.script({
+      stream: { pieces: ['Guten ', 'Tag, ', 'wie ', 'geht ', 'es?'], gapMs: 150 },
+    });
+    const started = performance.now();
+    const collected = await collect(fixture.open().stream?.(ask()));
+    const ended = performance.now();
+
+    expect(collected.error).toBeUndefined();
+    expect(deltas(collected)).toEqual(['Guten ', 'Tag, ', 'wie ', 'geht ', 'es?']);
+    const first = collected.chunks[0]?.at ?? ended;
+    expect(first - started).toBeLessThan(ended - started - 400);
+  });
+
+  it("asks for a stream with usage and reads the upstream's token counts", async () => {
+    await fixture.upstream.script({
+      stream: { usage: { prompt_tokens: 31, completion_tokens: 4 } },
+    });
+    const collected = await collect(fixture.open().stream?.(ask()));
+
+    expect(collected.chunks.at(-1)?.chunk).toEqual({
+      type: 'usage',
+      promptTokens: 31,
+      completionTokens: 4,
+    });
+    expect(deltas(collected).join('')).toBe('reply to: Hallo');
+    const body = (await lastRequest()).body as Record<string, unknown>;
+    expect(body.stream).toBe(true);
+    expect(body.stream_options).toEqual({ include_usage: true });
+  });
+
+  it("sends the client's instructions after the operator's prompt, and its sampling", async () => {
+    await fixture.upstream.script({});
+    const request = ask({
+      instructions: ['Sei knapp.'],
+      history: [{ message: 'Hi', reply: 'Hallo!', language: 'de' }],
+      sampling: { temperature: 0.2, topP: 0.9, maxTokens: 50, stop: ['\n\n'], user: 'u-1' },
+    });
+    await collect(fixture.open({ maxTokens: 20 }).stream?.(request));
+
+    const body = (await lastRequest()).body as Record<string, unknown>;
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'Antworte auf Deutsch.' },
+      { role: 'system', content: 'Sei knapp.' },
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hallo!' },
+      { role: 'user', content: 'Hallo' },
+    ]);
+    expect(body).toMatchObject({
+      temperature: 0.2,
+      top_p: 0.9,
+      max_tokens: 20,
+      stop: ['\n\n'],
+      user: 'u-1',
+    });
+  });
+
+  it('retries a failure before the first token, with the next attempt streaming', async () => {
+    await fixture.upstream.script(
+      { status: 503, body: { error: { message: 'busy' } } },
+      { stream: { breakAfter: 0 } },
+      { content: 'Jetzt aber.' },
+    );
+    const collected = await collect(fixture.open().stream?.(ask()));
+
+    expect(collected.error).toBeUndefined();
+    expect(deltas(collected).join('')).toBe('Jetzt aber.');
+    expect((await fixture.upstream.received()).requests).toHaveLength(3);
+  });
+
+  it('ends with core_unavailable, unretried, when the stream breaks off after a token', async () => {
+    await fixture.upstream.script({
+      stream: { pieces: ['Eins ', 'zwei ', 'drei'], breakAfter: 2 },
+    });
+    const collected = await collect(fixture.open().stream?.(ask()));
+
+    expect(deltas(collected)).toEqual(['Eins ', 'zwei ']);
+    expect(collected.error).toBeInstanceOf(CoreError);
+    expect((collected.error as CoreError).code).toBe('core_unavailable');
+    expect((await fixture.upstream.received()).requests).toHaveLength(1);
+  });
+
+  it('fails a stream that ends without [DONE] (cut off) as core_unavailable', async () => {
+    const options = { maxRetries: 0 };
+    await fixture.upstream.script({ stream: { pieces: ['a ', 'b'], noDone: true } });
+    const collected = await collect(fixture.open(options).stream?.(ask()));
+
+    expect(deltas(collected)).toEqual(['a ', 'b']);
+    expect((collected.error as CoreError).code).toBe('core_unavailable');
+  });
+
+  it('times out waiting for the first token and aborts the upstream request', async () => {
+    await fixture.upstream.script({ stream: { firstTokenMs: 10_000 } });
+    const options = { firstTokenTimeoutMs: 250, maxRetries: 0 };
+    const started = performance.now();
+    const collected = await collect(fixture.open(options).stream?.(ask()));
+
+    expect((collected.error as CoreError).code).toBe('core_timeout');
+    expect((collected.error as CoreError).message).toContain('first token');
+    expect(performance.now() - started).toBeLessThan(2_000);
+    await untilAborted();
+  });
+
+  it('times out on a gap between tokens, after passing on what came', async () => {
+    await fixture.upstream.script({ stream: { pieces: ['Ein ', 'Satz'], hangAfter: 1 } });
+    const collected = await collect(fixture.open({ tokenGapTimeoutMs: 250 }).stream?.(ask()));
+
+    expect(deltas(collected)).toEqual(['Ein ']);
+    expect((collected.error as CoreError).code).toBe('core_timeout');
+    expect((collected.error as CoreError).message).toContain('between tokens');
+    expect((await fixture.upstream.received()).requests).toHaveLength(1);
+    await untilAborted();
+  });
+
+  it('aborts the upstream request at once when the signal fires mid-stream', async () => {
+    await fixture.upstream.script({ stream: { pieces: ['a ', 'b ', 'c'], gapMs: 5_000 } });
+    const controller = new AbortController();
+    const stream = fixture.open().stream?.(ask({ signal: controller.signal }));
+    if (!stream) throw new Error('no stream()');
+    const iterator = stream[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    expect(first.value).toEqual({ type: 'delta', text: 'a ' });
+    const abortedAt = Date.now();
+    controller.abort(new Error('client gone'));
+    await expect(iterator.next()).rejects.toMatchObject({ code: 'core_timeout' });
+    expect((await untilAborted()) - abortedAt).toBeLessThan(1_000);
+  });
+
+  it('aborts the upstream request when the consumer stops reading', async () => {
+    await fixture.upstream.script({ stream: { pieces: ['a ', 'b ', 'c'], gapMs: 5_000 } });
+    const stream = fixture.open().stream?.(ask());
+    if (!stream) throw new Error('no stream()');
+    for await (const chunk of stream) {
+      expect(chunk).toEqual({ type: 'delta', text: 'a ' });
+      break;
+    }
+    await untilAborted();
+  });
+});
