@@ -3,7 +3,7 @@
  * sees on the public API: create, list, read, change, rotate, revoke, usage, plans.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { chat, http, type TestServer } from '../helpers/test-server.js';
+import { chat, http, misspelled, type TestServer } from '../helpers/test-server.js';
 import { admin, sha256Hex, startAdminServer } from './admin-client.js';
 
 let server: TestServer | undefined;
@@ -44,7 +44,7 @@ describe('POST /admin/v1/keys', () => {
       createdAt: new Date(NOV_2026).toISOString(),
       updatedAt: new Date(NOV_2026).toISOString(),
       revokedAt: null,
-      usage: { month: '2026-11', used: 0, limit: 5000, remaining: 5000 },
+      usage: { month: '2026-11', used: 0, limit: 5000, remaining: 5000, perMinute: null },
     });
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -56,7 +56,13 @@ describe('POST /admin/v1/keys', () => {
 
     const read = await admin(s, `keys/${res.json.id}`);
     expect(read.status).toBe(200);
-    expect(read.json.usage).toEqual({ month: '2026-11', used: 1, limit: 5000, remaining: 4999 });
+    expect(read.json.usage).toEqual({
+      month: '2026-11',
+      used: 1,
+      limit: 5000,
+      remaining: 4999,
+      perMinute: null,
+    });
     expect(read.json).not.toHaveProperty('key');
     expect(read.text).not.toContain(res.json.key);
   });
@@ -261,7 +267,7 @@ describe('GET /admin/v1/usage', () => {
     for (let i = 0; i < 4; i++) await chat(s, a.key, { message: 'Hallo' });
     for (let i = 0; i < 2; i++) await chat(s, b.key, { message: 'Hi' }, '/api/chat-en');
     await chat(s, b.key, { message: 42 }); // soft error: not counted
-    await chat(s, `${b.key.slice(0, -1)}x`, { message: 'Hi' }); // 401: not counted
+    await chat(s, misspelled(b.key), { message: 'Hi' }); // 401: not counted
 
     const november = await admin(s, 'usage');
     expect(november.status).toBe(200);
@@ -306,6 +312,10 @@ describe('GET /admin/v1/keys/{id}/usage', () => {
       { month: '2026-02', used: 0 },
       { month: '2026-03', used: 3 },
     ]);
+    // Usage is counted per month; the day of the month is there for a daily average.
+    expect(res.json.currentMonth).toEqual({ day: 3, days: 31 });
+    clock.now = Date.UTC(2026, 1, 28, 12);
+    expect((await admin(s, `keys/${id}/usage`)).json.currentMonth).toEqual({ day: 28, days: 28 });
     expect((await admin(s, 'keys/key_0000000000000000/usage')).status).toBe(404);
   });
 });
@@ -319,9 +329,9 @@ describe('GET /admin/v1/plans', () => {
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       plans: [
-        { name: 'standard', limit: 1000 },
-        { name: 'plus', limit: 5000 },
-        { name: 'team', limit: 20000 },
+        { name: 'standard', limit: 1000, perMinute: null },
+        { name: 'plus', limit: 5000, perMinute: null },
+        { name: 'team', limit: 20000, perMinute: null },
       ],
     });
     const created = await admin(server, 'keys', { body: { name: 'big', plan: 'team' } });

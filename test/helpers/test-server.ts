@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { type BuildAppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import type { CoreAdapter } from '../../src/core/core-adapter.js';
 import { createCore } from '../../src/core/create-core.js';
@@ -45,6 +45,7 @@ export interface TestServerOptions {
   readonly core?: CoreAdapter;
   /** Share a database with other servers or processes; the caller drops it. */
   readonly database?: TestDatabase;
+  readonly app?: Omit<BuildAppOptions, 'logStream'>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -70,7 +71,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       done();
     },
   });
-  const app = await buildApp(config, { services, core }, { logStream });
+  const app = await buildApp(config, { services, core }, { ...options.app, logStream });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -146,4 +147,9 @@ export function chat(
   path = '/api/chat',
 ): Promise<HttpResult> {
   return http(`${server.url}${path}`, { key, body });
+}
+
+/** The key with its last character changed: never the key itself, whatever that character is. */
+export function misspelled(key: string): string {
+  return `${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`;
 }

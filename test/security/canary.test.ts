@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli, type ServerProcess, startServerProcess } from '../helpers/processes.js';
 import { createTestDatabase } from '../helpers/test-database.js';
-import { chat, http, startTestServer } from '../helpers/test-server.js';
+import { chat, http, misspelled, startTestServer } from '../helpers/test-server.js';
 
 function expectAbsent(haystack: Buffer, needles: string[], where: string): void {
   for (const needle of needles) {
@@ -66,7 +66,7 @@ describe('canary: no plaintext key and no message text at rest or in logs', () =
       const message = `Kanarienvogel-${randomBytes(8).toString('hex')}`;
       const res = await chat(proc, key, { message, sessionId: 'cli-canary' });
       expect(res.status).toBe(200);
-      await chat(proc, `${key.slice(0, -1)}X`, { message });
+      await chat(proc, misspelled(key), { message });
       const listed = await runCli(['keys', 'list', '--json'], server.env);
       const usage = await runCli(['usage', '--json'], server.env);
       expect(listed.stdout).toContain(id);
