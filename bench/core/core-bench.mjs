@@ -117,6 +117,12 @@ const SINGLES = [
   ['en', "What's the difference between standard and plus?"],
 ];
 
+/** Repeated up to 4000 characters: a question buried in a long message. */
+const MAXIMUM_LENGTH = [
+  ['de', 'Wie viele Anfragen habe ich im Monat und was passiert am Limit? '],
+  ['en', 'How many requests do I get per month and what happens at the limit? '],
+];
+
 /** A deterministic PRNG, so every run replays the same "novel" messages. */
 function prng(seed) {
   let state = seed >>> 0;
@@ -162,6 +168,12 @@ async function buildRequests() {
   }
   for (const [language, message] of SINGLES) {
     requests.push({ kind: 'single', request: { language, message, history: [], signal } });
+  }
+  // Messages of the maximum length (PLAUDER_MESSAGE_MAX_CHARS, 4000): the work per
+  // character must stay linear.
+  for (const [language, sentence] of MAXIMUM_LENGTH) {
+    const message = sentence.repeat(Math.ceil(4000 / sentence.length)).slice(0, 4000);
+    requests.push({ kind: 'maximum length', request: { language, message, history: [], signal } });
   }
   return requests;
 }

@@ -38,8 +38,18 @@ describe('operations shared by the CLI and the admin API', () => {
     });
     expect(api.total).toBe(3);
 
-    const apiKeys = (await admin(server, 'keys')).json.keys;
-    const cliKeys = JSON.parse((await runCli(['keys', 'list', '--json'], server.env)).stdout);
+    // The per-minute count is that of the clock minute: compare two lists read in one
+    // minute (the CLI takes a while on a busy machine; a minute that ends between them is
+    // read again).
+    const minuteNow = () => Math.floor(Date.now() / 60_000);
+    let apiKeys: any[];
+    let cliKeys: any[];
+    for (;;) {
+      const minute = minuteNow();
+      apiKeys = (await admin(server, 'keys')).json.keys;
+      cliKeys = JSON.parse((await runCli(['keys', 'list', '--json'], server.env)).stdout);
+      if (minuteNow() === minute) break;
+    }
     expect(
       cliKeys.map((k: { id: string; used: number; limit: number; perMinute: unknown }) => [
         k.id,

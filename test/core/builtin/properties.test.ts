@@ -73,14 +73,13 @@ describe('built-in core properties', () => {
     );
   });
 
-  it('handles a message of the maximum length quickly', async () => {
+  // How fast: `npm run bench:core` (the "maximum length" row), not a timed test.
+  it('answers a message of the maximum length', async () => {
     const long = 'Wie viele Anfragen habe ich im Monat und was passiert am Limit? '
       .repeat(64)
       .slice(0, 4000);
-    const started = performance.now();
     const reply = await core.reply({ language: 'de', message: long, history: [], signal });
-    expect(reply.length).toBeGreaterThan(0);
-    expect(performance.now() - started).toBeLessThan(50);
+    expect(reply).toMatch(/1000|5000|Anfragen/);
   });
 
   it('refuses an already aborted request with a CoreError', async () => {
