@@ -10,6 +10,7 @@ import {
   createIdempotencyService,
   type IdempotencyService,
 } from './idempotency/idempotency-service.js';
+import { createKeyCache, DEFAULT_KEY_CACHE } from './keys/key-cache.js';
 import { createKeyService, type KeyService } from './keys/key-service.js';
 import { type Clock, createMonthWindows } from './quota/month-window.js';
 import { createQuotaService, type QuotaService } from './quota/quota-service.js';
@@ -66,7 +67,13 @@ export function createServices(
     usage,
     outbox,
     events,
-    keys: createKeyService(createKeysRepository(store.db), config.plans, clock, outbox),
+    keys: createKeyService(
+      createKeysRepository(store.db, store.features),
+      config.plans,
+      clock,
+      outbox,
+      createKeyCache({ ...DEFAULT_KEY_CACHE, changes: store.features.changesElsewhere }),
+    ),
     quota: createQuotaService(usage, createMonthWindows(config.quotaTimeZone), outbox),
     sessions: createSessionService(createSessionsRepository(store.db), sealer, {
       window: config.sessionWindow,

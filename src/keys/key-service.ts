@@ -15,6 +15,7 @@ import type {
 } from '../storage/repositories/keys-repository.js';
 import type { UsageRepository } from '../storage/repositories/usage-repository.js';
 import type { Clock } from '../util/clock.js';
+import { createKeyCache, type KeyCache } from './key-cache.js';
 import { displayPrefix, generateKey, hashKey, isWellFormedKey } from './key-format.js';
 
 /** A stored key as the rest of the service sees it (its table row stays inside storage). */
@@ -104,6 +105,7 @@ export function createKeyService(
   plans: Plans,
   clock: Clock,
   outbox: EventOutbox,
+  cache: KeyCache = createKeyCache({ ttlMs: 0, maxEntries: 0 }),
 ): KeyService {
   async function found(id: string): Promise<KeyResult<KeyRecord>> {
     const record = await keys.get(id);
@@ -130,7 +132,9 @@ export function createKeyService(
       const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
       // The checksum refuses typos and garbage before any database work.
       if (token === undefined || !isWellFormedKey(token)) return undefined;
-      return keys.findByHash(hashKey(token), clock());
+      const hash = hashKey(token);
+      const now = clock();
+      return cache.lookup(hash, now, () => keys.findByHash(hash, now));
     },
 
     get: (id) => keys.get(id),
@@ -146,7 +150,9 @@ export function createKeyService(
       const now = clock();
       const event = updatedEvent(before, patch);
       const steps = event ? outbox.record(event, now) : [];
-      if (!(await keys.update(id, patch, now, steps))) return { ok: false, problem: 'not_found' };
+      const updated = await keys.update(id, patch, now, steps);
+      cache.clear();
+      if (!updated) return { ok: false, problem: 'not_found' };
       if (event) outbox.committed();
       return found(id);
     },
@@ -167,6 +173,7 @@ export function createKeyService(
           now,
         ),
       );
+      cache.clear();
       if (!rotated) return { ok: false, problem: 'not_found' };
       outbox.committed();
       return {
@@ -187,7 +194,9 @@ export function createKeyService(
       if (!record) return { ok: false, problem: 'not_found' };
       const now = clock();
       const steps = outbox.record({ type: 'key.revoked', data: keyRef(record) }, now);
-      if (!(await keys.revoke(id, now, steps))) return { ok: false, problem: 'not_found' };
+      const revoked = await keys.revoke(id, now, steps);
+      cache.clear();
+      if (!revoked) return { ok: false, problem: 'not_found' };
       outbox.committed();
       return found(id);
     },

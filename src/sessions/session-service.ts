@@ -45,7 +45,15 @@ export interface SessionService {
 export interface SessionOptions {
   readonly window: number;
   readonly ttlMs: number;
+  /**
+   * Windows of this many sessions are kept decrypted in memory (0: none), so that a
+   * session's next turn reads only its row's head, not its sealed window.
+   */
+  readonly cachedWindows?: number;
 }
+
+/** About 8 MB for 20-turn windows of average turns. */
+export const DEFAULT_CACHED_WINDOWS = 1000;
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -55,6 +63,8 @@ type WindowEntry = [string, string, Language, number];
 interface SessionState {
   readonly hash: string;
   readonly turnCount: number;
+  /** When the stored conversation began (0 for a session not stored yet). */
+  readonly createdAt: number;
   readonly entries: WindowEntry[];
   /** Stored before the window existed: the turns are in the legacy table. */
   readonly legacy: boolean;
@@ -85,14 +95,35 @@ export function createSessionService(
   options: SessionOptions,
 ): SessionService {
   const legacyBinding = (keyId: string, hash: string, seq: number) => `${keyId}\0${hash}\0${seq}`;
+  const windows = createWindowCache(options.cachedWindows ?? DEFAULT_CACHED_WINDOWS);
 
   async function load(keyId: string, hash: string, nowMs: number): Promise<SessionState> {
+    const cached = windows.get(keyId, hash);
+    if (cached !== undefined) {
+      // The copy is current when the row was not written since: same count, same beginning.
+      const head = await sessions.head(keyId, hash);
+      if (head === undefined) {
+        windows.forget(keyId, hash);
+        return { hash, turnCount: 0, createdAt: 0, entries: [], legacy: false };
+      }
+      if (head.turnCount === cached.turnCount && head.createdAt === cached.createdAt) {
+        const expired = head.lastActiveAt < nowMs - options.ttlMs;
+        return expired ? { ...cached, entries: [] } : cached;
+      }
+    }
     const row = await sessions.find(keyId, hash);
-    if (!row) return { hash, turnCount: 0, entries: [], legacy: false };
+    if (!row) return { hash, turnCount: 0, createdAt: 0, entries: [], legacy: false };
     const legacy = row.sealedWindow === null && row.turnCount > 0;
     const expired = row.lastActiveAt < nowMs - options.ttlMs;
-    const entries = expired ? [] : await entriesOf(keyId, hash, row);
-    return { hash, turnCount: row.turnCount, entries, legacy };
+    const state = {
+      hash,
+      turnCount: row.turnCount,
+      createdAt: row.createdAt,
+      entries: expired ? [] : await entriesOf(keyId, hash, row),
+      legacy,
+    };
+    if (!expired && !legacy) windows.set(keyId, state);
+    return state;
   }
 
   async function entriesOf(keyId: string, hash: string, row: SessionRow): Promise<WindowEntry[]> {
@@ -136,14 +167,23 @@ export function createSessionService(
   ) {
     if (options.window === 0) return false;
     const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
-    await sessions.appendTurn(keyId, opened.hash, {
+    let written: WindowEntry[] = [];
+    const head = await sessions.appendTurn(keyId, opened.hash, {
       now: nowMs,
       activeSince: nowMs - options.ttlMs,
       with: together,
       build: (row) => {
-        const entries = [...lockedEntries(keyId, opened, row, nowMs), entry].slice(-options.window);
-        return sealer.sealJson(entries, windowBinding(keyId, opened.hash, row.turnCount + 1));
+        written = [...lockedEntries(keyId, opened, row, nowMs), entry].slice(-options.window);
+        return sealer.sealJson(written, windowBinding(keyId, opened.hash, row.turnCount + 1));
       },
+    });
+    const { turnCount, createdAt } = head;
+    windows.set(keyId, {
+      hash: opened.hash,
+      turnCount,
+      createdAt,
+      entries: written,
+      legacy: false,
     });
     return true;
   }
@@ -170,11 +210,51 @@ export function createSessionService(
     },
 
     delete(keyId, sessionId, nowMs) {
-      return sessions.delete(keyId, sealer.sessionHash(keyId, sessionId), nowMs - options.ttlMs);
+      const hash = sealer.sessionHash(keyId, sessionId);
+      windows.forget(keyId, hash);
+      return sessions.delete(keyId, hash, nowMs - options.ttlMs);
     },
 
-    sweep(nowMs) {
-      return sessions.sweep(nowMs - options.ttlMs);
+    async sweep(nowMs) {
+      const swept = await sessions.sweep(nowMs - options.ttlMs);
+      if (swept > 0) windows.clear();
+      return swept;
+    },
+  };
+}
+
+/**
+ * Decrypted windows of recently used sessions, by key id and session hash, each with the
+ * row's count and beginning it was read or written at; the least recently used go first.
+ */
+function createWindowCache(capacity: number) {
+  const states = new Map<string, SessionState>();
+  const id = (keyId: string, hash: string) => `${keyId}\0${hash}`;
+  return {
+    get(keyId: string, hash: string): SessionState | undefined {
+      const key = id(keyId, hash);
+      const state = states.get(key);
+      if (state !== undefined) {
+        states.delete(key);
+        states.set(key, state);
+      }
+      return state;
+    },
+    set(keyId: string, state: SessionState): void {
+      if (capacity <= 0) return;
+      const key = id(keyId, state.hash);
+      states.delete(key);
+      if (states.size >= capacity) {
+        const oldest = states.keys().next();
+        if (!oldest.done) states.delete(oldest.value);
+      }
+      states.set(key, state);
+    },
+    forget(keyId: string, hash: string): void {
+      states.delete(id(keyId, hash));
+    },
+    clear(): void {
+      states.clear();
     },
   };
 }

@@ -45,7 +45,10 @@ export async function createStore(config: DatabaseConfig): Promise<Store> {
     features: opened.features,
     ping: opened.ping,
     schemaProblem: () => schemaProblem(db),
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      await opened.close?.();
+    },
   };
 }
 

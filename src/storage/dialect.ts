@@ -3,12 +3,23 @@
  * What each database implementation (sqlite/, postgres/) hands to `createStore`.
  */
 import type { Kysely } from 'kysely';
+import type { BoundQuery } from './prepared-query.js';
 import type { Database } from './schema.js';
 
 /** What a repository may need to know of the database under it (nothing else may ask). */
 export interface StoreFeatures {
   /** `select … for update skip locked`: workers skip rows another transaction holds. */
   readonly skipLocked: boolean;
+  /**
+   * A number that changes whenever another connection (another process) commits to the
+   * database, and not for this process's own writes; absent where it cannot be read cheaply.
+   */
+  readonly changesElsewhere?: () => number;
+  /**
+   * A statement that tells the other processes, at commit, that a key changed: run in every
+   * transaction that changes a key, where `changesElsewhere` needs it (PostgreSQL).
+   */
+  readonly announceKeyChange?: BoundQuery;
 }
 
 export interface OpenedDatabase {
@@ -18,4 +29,6 @@ export interface OpenedDatabase {
   ping(): Promise<void>;
   /** Runs `migrate` so that only one process migrates at a time. */
   migrateExclusively(migrate: () => Promise<void>): Promise<void>;
+  /** Releases what the database holds besides Kysely's connections. */
+  close?(): Promise<void>;
 }

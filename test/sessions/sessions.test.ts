@@ -270,17 +270,25 @@ describe('sessions', () => {
   });
 
   it('treats a window that does not open (tampered, or another secret) as no memory', async () => {
-    const { s, seen } = await setup();
-    const { key } = await s.createKey();
-    await chat(H(s), key, { message: 'eins', sessionId: 't' });
-    await s.services.store.db
+    const { s: writer } = await setup();
+    const { key } = await writer.createKey();
+    await chat(H(writer), key, { message: 'eins', sessionId: 't' });
+    await writer.services.store.db
       .updateTable('sessions')
       .set({ sealed_window: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })
       .execute();
-    expect((await http(`${s.url}/api/sessions/t`, { key })).status).toBe(404);
-    await chat(H(s), key, { message: 'zwei', sessionId: 't' });
-    expect(seen[1]?.history).toEqual([]);
-    const read = await http(`${s.url}/api/sessions/t`, { key });
-    expect(read.json.turns.map((t: { message: string }) => t.message)).toEqual(['zwei']);
+    // Another instance, which has not seen the window before it was tampered with (the
+    // writer keeps the window it wrote in memory, as it was).
+    const { core, seen } = recordingCore();
+    const s = await startTestServer({ core, database: writer.database });
+    try {
+      expect((await http(`${s.url}/api/sessions/t`, { key })).status).toBe(404);
+      await chat(H(s), key, { message: 'zwei', sessionId: 't' });
+      expect(seen[0]?.history).toEqual([]);
+      const read = await http(`${s.url}/api/sessions/t`, { key });
+      expect(read.json.turns.map((t: { message: string }) => t.message)).toEqual(['zwei']);
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -39,10 +39,16 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const keyChanges = listenForKeyChanges(() => new ConnectTimeoutClient(connection));
 
   return {
     db,
-    features: { skipLocked: true },
+    features: {
+      skipLocked: true,
+      changesElsewhere: keyChanges.count,
+      announceKeyChange: { sql: `select pg_notify('${KEY_CHANNEL}', '')`, parameters: [] },
+    },
+    close: keyChanges.stop,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
@@ -58,6 +64,68 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
         // Closing the session releases the lock, also when the unlock cannot be sent.
         await lock.end().catch(() => {});
       }
+    },
+  };
+}
+
+/** The channel on which every change to a key is announced, in the change's transaction. */
+const KEY_CHANNEL = 'plauder_keys';
+const RELISTEN_MS = 1000;
+
+/**
+ * Counts the key changes other processes commit (PostgreSQL delivers a notification at
+ * commit), on a connection of its own, opened at the first count: a CLI command that
+ * never authenticates never opens it. While that connection is not listening, every count
+ * is a new number, so that nothing is taken from a cache that could have missed a change.
+ */
+function listenForKeyChanges(connect: () => pg.Client) {
+  let client: pg.Client | undefined;
+  let listening = false;
+  let stopped = false;
+  let changes = 0;
+  let retry: NodeJS.Timeout | undefined;
+
+  const start = () => {
+    if (stopped) return;
+    const current = connect();
+    client = current;
+    const lost = () => {
+      if (client !== current) return;
+      listening = false;
+      client = undefined;
+      current.end().catch(() => {});
+      if (!stopped) {
+        retry = setTimeout(start, RELISTEN_MS);
+        retry.unref();
+      }
+    };
+    current.on('error', lost);
+    current.on('end', lost);
+    current.on('notification', () => changes++);
+    current
+      .connect()
+      .then(() => current.query(`listen ${KEY_CHANNEL}`))
+      .then(() => {
+        if (client !== current) return;
+        // Changes made before now were missed: what was read before is stale.
+        changes++;
+        listening = true;
+      })
+      .catch(lost);
+  };
+
+  return {
+    count(): number {
+      if (client === undefined && retry === undefined && !stopped) start();
+      return listening ? changes : ++changes;
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      clearTimeout(retry);
+      const current = client;
+      client = undefined;
+      listening = false;
+      await current?.end().catch(() => {});
     },
   };
 }

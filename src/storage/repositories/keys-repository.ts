@@ -4,6 +4,7 @@
  * and lets the old ones expire, so usage and sessions stay with the id.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type { StoreFeatures } from '../dialect.js';
 import { prepareQuery, runSteps, type WriteStep } from '../prepared-query.js';
 import type { ApiKeysTable, Database } from '../schema.js';
 
@@ -27,6 +28,12 @@ export interface KeyAuthRecord {
   readonly active: boolean;
 }
 
+export interface FoundKey {
+  readonly key: KeyAuthRecord;
+  /** Unix ms at which the secret stops working (a rotation's grace), or null. */
+  readonly secretExpiresAt: number | null;
+}
+
 export interface NewKey {
   readonly id: string;
   readonly name: string;
@@ -45,7 +52,11 @@ export type KeyPatch = Partial<Pick<KeyRecord, 'name' | 'plan' | 'active'>>;
 export interface KeysRepository {
   create(key: NewKey, now: number, steps?: readonly WriteStep[]): Promise<void>;
   /** The live key behind a secret hash: not revoked, secret not expired. */
-  findByHash(hash: string, now: number): Promise<KeyAuthRecord | undefined>;
+  /**
+   * The live key with this secret hash at `now`, and when that secret stops working
+   * (null: not before the key is rotated or revoked).
+   */
+  findByHash(hash: string, now: number): Promise<FoundKey | undefined>;
   get(id: string): Promise<KeyRecord | undefined>;
   list(): Promise<KeyRecord[]>;
   update(id: string, patch: KeyPatch, now: number, steps?: readonly WriteStep[]): Promise<boolean>;
@@ -60,7 +71,13 @@ export interface KeysRepository {
   revoke(id: string, now: number, steps?: readonly WriteStep[]): Promise<boolean>;
 }
 
-export function createKeysRepository(db: Kysely<Database>): KeysRepository {
+export function createKeysRepository(
+  db: Kysely<Database>,
+  features: Pick<StoreFeatures, 'announceKeyChange'> = {},
+): KeysRepository {
+  // Commits with every change of a key, so that other processes' key caches hear of it.
+  const announced = (steps: readonly WriteStep[]) =>
+    features.announceKeyChange ? [...steps, features.announceKeyChange] : steps;
   const selectKeys = db
     .selectFrom('api_keys as k')
     .select([
@@ -133,8 +150,10 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
     async findByHash(hash, now) {
       const row = (await findByHashQuery(db, { hash })).rows[0];
       if (!row || row.revoked_at !== null) return undefined;
-      if (row.expires_at !== null && Number(row.expires_at) <= now) return undefined;
-      return { id: row.id, name: row.name, plan: row.plan, active: Number(row.active) === 1 };
+      const secretExpiresAt = row.expires_at === null ? null : Number(row.expires_at);
+      if (secretExpiresAt !== null && secretExpiresAt <= now) return undefined;
+      const key = { id: row.id, name: row.name, plan: row.plan, active: Number(row.active) === 1 };
+      return { key, secretExpiresAt };
     },
 
     async get(id) {
@@ -148,7 +167,7 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
     },
 
     async update(id, patch, now, steps = []) {
-      return changeThen(db, steps, (trx) =>
+      return changeThen(db, announced(steps), (trx) =>
         trx
           .updateTable('api_keys')
           .set({
@@ -190,13 +209,13 @@ export function createKeysRepository(db: Kysely<Database>): KeysRepository {
             expires_at: null,
           })
           .execute();
-        await runSteps(trx, steps);
+        await runSteps(trx, announced(steps));
         return true;
       });
     },
 
     async revoke(id, now, steps = []) {
-      return changeThen(db, steps, (trx) =>
+      return changeThen(db, announced(steps), (trx) =>
         trx
           .updateTable('api_keys')
           .set({ revoked_at: now, updated_at: now, active: 0 })

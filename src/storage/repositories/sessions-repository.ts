@@ -7,10 +7,16 @@ import type { Kysely } from 'kysely';
 import { prepareQuery, runAtomically, type WriteStep } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
-export interface SessionRow {
+/** What identifies a session's stored state without its window. */
+export interface SessionHead {
   /** Turns ever appended; each write of the window increments it. */
   readonly turnCount: number;
   readonly lastActiveAt: number;
+  /** When the conversation began (a deleted and recreated session has a new one). */
+  readonly createdAt: number;
+}
+
+export interface SessionRow extends SessionHead {
   /** Null for a session stored before migration 002 (its turns are in `turns`). */
   readonly sealedWindow: string | null;
 }
@@ -37,12 +43,15 @@ export interface TurnAppend {
 
 export interface SessionsRepository {
   find(keyId: string, sessionHash: string): Promise<SessionRow | undefined>;
+  /** The session's row without its window: enough to tell whether a copy is current. */
+  head(keyId: string, sessionHash: string): Promise<SessionHead | undefined>;
   /**
    * Appends a turn with one short read-modify-write: the session row is locked (created if
    * new), its window rebuilt by `append.build`, written, and the legacy turns it replaced
    * dropped, in one transaction. Concurrent appends wait for each other; none fails.
+   * Returns the session's head after the write.
    */
-  appendTurn(keyId: string, sessionHash: string, append: TurnAppend): Promise<void>;
+  appendTurn(keyId: string, sessionHash: string, append: TurnAppend): Promise<SessionHead>;
   /** The newest `limit` turns of a session from before migration 002, oldest first. */
   legacyTurns(keyId: string, sessionHash: string, limit: number): Promise<LegacyTurn[]>;
   /** Deletes a session; false when there was no live one. */
@@ -52,25 +61,32 @@ export interface SessionsRepository {
 }
 
 type SessionRef = { keyId: string; hash: string };
+type StoredRow = {
+  turn_count: number;
+  last_active_at: number;
+  created_at: number;
+  sealed_window: string | null;
+};
 
 export function createSessionsRepository(db: Kysely<Database>): SessionsRepository {
-  const findQuery = prepareQuery<
-    SessionRef,
-    { turn_count: number; last_active_at: number; sealed_window: string | null }
-  >((p) =>
+  const findQuery = prepareQuery<SessionRef, StoredRow>((p) =>
     db
       .selectFrom('sessions')
-      .select(['turn_count', 'last_active_at', 'sealed_window'])
+      .select(['turn_count', 'last_active_at', 'created_at', 'sealed_window'])
+      .where('key_id', '=', p<string>('keyId'))
+      .where('session_hash', '=', p<string>('hash')),
+  );
+  const headQuery = prepareQuery<SessionRef, Omit<StoredRow, 'sealed_window'>>((p) =>
+    db
+      .selectFrom('sessions')
+      .select(['turn_count', 'last_active_at', 'created_at'])
       .where('key_id', '=', p<string>('keyId'))
       .where('session_hash', '=', p<string>('hash')),
   );
   // Creates the row if the session is new, locks it either way (on PostgreSQL an upsert
   // locks the row it updates; on SQLite the transaction holds the write lock) and returns
   // it as it is now.
-  const lockQuery = prepareQuery<
-    SessionRef & { now: number },
-    { turn_count: number; last_active_at: number; sealed_window: string | null }
-  >((p) =>
+  const lockQuery = prepareQuery<SessionRef & { now: number }, StoredRow>((p) =>
     db
       .insertInto('sessions')
       .values({
@@ -86,7 +102,7 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
           .columns(['key_id', 'session_hash'])
           .doUpdateSet((eb) => ({ turn_count: eb.ref('sessions.turn_count') })),
       )
-      .returning(['turn_count', 'last_active_at', 'sealed_window']),
+      .returning(['turn_count', 'last_active_at', 'created_at', 'sealed_window']),
   );
   const writeQuery = prepareQuery<
     SessionRef & { count: number; sealed: string; now: number; activeSince: number },
@@ -122,8 +138,14 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
       return row && toRow(row);
     },
 
+    async head(keyId, hash) {
+      const row = (await headQuery(db, { keyId, hash })).rows[0];
+      return row && toHead(row);
+    },
+
     async appendTurn(keyId, hash, append) {
       const ref = { keyId, hash };
+      let after: SessionHead | undefined;
       await runAtomically(db, lockQuery.bind({ ...ref, now: append.now }), ([locked]) => {
         if (!locked) throw new Error('the session row was not returned by its upsert');
         const current = toRow(locked);
@@ -135,8 +157,16 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
           activeSince: append.activeSince,
         });
         const legacy = current.sealedWindow === null && current.turnCount > 0;
+        after = {
+          turnCount: current.turnCount + 1,
+          lastActiveAt: append.now,
+          // As the update's CASE: an expired session starts afresh.
+          createdAt: current.lastActiveAt < append.activeSince ? append.now : current.createdAt,
+        };
         return [write, ...(legacy ? [dropLegacyQuery.bind(ref)] : []), ...(append.with ?? [])];
       });
+      if (after === undefined) throw new Error('the session row was not written');
+      return after;
     },
 
     async legacyTurns(keyId, hash, limit) {
@@ -177,14 +207,14 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
   };
 }
 
-function toRow(row: {
-  turn_count: number;
-  last_active_at: number;
-  sealed_window: string | null;
-}): SessionRow {
+function toHead(row: Omit<StoredRow, 'sealed_window'>): SessionHead {
   return {
     turnCount: Number(row.turn_count),
     lastActiveAt: Number(row.last_active_at),
-    sealedWindow: row.sealed_window,
+    createdAt: Number(row.created_at),
   };
+}
+
+function toRow(row: StoredRow): SessionRow {
+  return { ...toHead(row), sealedWindow: row.sealed_window };
 }

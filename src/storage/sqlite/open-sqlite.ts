@@ -41,10 +41,15 @@ export function openSqlite(file: string): OpenedDatabase {
     dialect: new ImmediateSqliteDialect({ prepare, close: () => sqlite.close() }),
   });
   registerDirectRunner(db, createDirectRunner(sqlite, prepare));
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
   return {
     db,
-    // One writer at a time: a conditional update claims rows without row locks.
-    features: { skipLocked: false },
+    features: {
+      // One writer at a time: a conditional update claims rows without row locks.
+      skipLocked: false,
+      // SQLite's data_version moves when another connection commits, never for our own.
+      changesElsewhere: () => dataVersion.get() as number,
+    },
     ping: async () => {
       prepare('select 1').get();
     },
