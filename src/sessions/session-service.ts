@@ -46,14 +46,15 @@ export interface SessionOptions {
   readonly window: number;
   readonly ttlMs: number;
   /**
-   * Windows of this many sessions are kept decrypted in memory (0: none), so that a
-   * session's next turn reads only its row's head, not its sealed window.
+   * Characters of message and reply text kept decrypted in memory, in the windows of the
+   * most recently used sessions (0: none), so that a session's next turn reads only its
+   * row's head, not its sealed window.
    */
-  readonly cachedWindows?: number;
+  readonly cachedWindowChars?: number;
 }
 
-/** About 8 MB for 20-turn windows of average turns. */
-export const DEFAULT_CACHED_WINDOWS = 1000;
+/** 4 million characters: at most about 8 MB, however long the messages. */
+export const DEFAULT_CACHED_WINDOW_CHARS = 4_000_000;
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -95,7 +96,7 @@ export function createSessionService(
   options: SessionOptions,
 ): SessionService {
   const legacyBinding = (keyId: string, hash: string, seq: number) => `${keyId}\0${hash}\0${seq}`;
-  const windows = createWindowCache(options.cachedWindows ?? DEFAULT_CACHED_WINDOWS);
+  const windows = createWindowCache(options.cachedWindowChars ?? DEFAULT_CACHED_WINDOW_CHARS);
 
   async function load(keyId: string, hash: string, nowMs: number): Promise<SessionState> {
     const cached = windows.get(keyId, hash);
@@ -225,36 +226,47 @@ export function createSessionService(
 
 /**
  * Decrypted windows of recently used sessions, by key id and session hash, each with the
- * row's count and beginning it was read or written at; the least recently used go first.
+ * row's count and beginning it was read or written at; the least recently used go first
+ * when their text together exceeds `budget` characters.
  */
-function createWindowCache(capacity: number) {
-  const states = new Map<string, SessionState>();
+function createWindowCache(budget: number) {
+  const states = new Map<string, { state: SessionState; size: number }>();
+  let total = 0;
   const id = (keyId: string, hash: string) => `${keyId}\0${hash}`;
+  const drop = (key: string) => {
+    const held = states.get(key);
+    if (held === undefined) return;
+    states.delete(key);
+    total -= held.size;
+  };
   return {
     get(keyId: string, hash: string): SessionState | undefined {
       const key = id(keyId, hash);
-      const state = states.get(key);
-      if (state !== undefined) {
-        states.delete(key);
-        states.set(key, state);
-      }
-      return state;
+      const held = states.get(key);
+      if (held === undefined) return undefined;
+      states.delete(key);
+      states.set(key, held);
+      return held.state;
     },
     set(keyId: string, state: SessionState): void {
-      if (capacity <= 0) return;
       const key = id(keyId, state.hash);
-      states.delete(key);
-      if (states.size >= capacity) {
-        const oldest = states.keys().next();
-        if (!oldest.done) states.delete(oldest.value);
+      drop(key);
+      let size = 0;
+      for (const [message, reply] of state.entries) size += message.length + reply.length;
+      if (size > budget) return;
+      for (const oldest of states.keys()) {
+        if (total + size <= budget) break;
+        drop(oldest);
       }
-      states.set(key, state);
+      states.set(key, { state, size });
+      total += size;
     },
     forget(keyId: string, hash: string): void {
-      states.delete(id(keyId, hash));
+      drop(id(keyId, hash));
     },
     clear(): void {
       states.clear();
+      total = 0;
     },
   };
 }

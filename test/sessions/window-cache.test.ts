@@ -3,8 +3,18 @@
  * Two instances on one database (SQLite or PostgreSQL, as the project runs): what one
  * writes or deletes, the other's core sees at its next turn, never a copy from before.
  */
+import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
 import type { CoreAdapter, CoreRequest } from '../../src/core/core-adapter.js';
+import { createSessionService } from '../../src/sessions/session-service.js';
+import { createTurnSealer } from '../../src/sessions/turn-sealer.js';
+import { createStore } from '../../src/storage/create-database.js';
+import { createKeysRepository } from '../../src/storage/repositories/keys-repository.js';
+import {
+  createSessionsRepository,
+  type SessionsRepository,
+} from '../../src/storage/repositories/sessions-repository.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { chat, http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -87,5 +97,45 @@ describe('the in-memory windows of two instances of one database', () => {
     expect((await http(`${a.url}/api/sessions/shared`, { key })).status).toBe(404);
     await say(a, key, 'nachher');
     expect(messagesOf(seenByA.at(-1))).toEqual([]);
+  });
+});
+
+describe('the in-memory windows of one instance', () => {
+  it('hold at most their budget of text, the least recently used going first', async () => {
+    const database = await createTestDatabase();
+    cleanup.push(() => database.drop());
+    const store = await createStore(loadConfig(database.env).database);
+    cleanup.push(() => store.close());
+    await createKeysRepository(store.db).create(
+      { id: 'key_1', name: 'k', plan: 'standard', active: true, hash: 'h', displayPrefix: 'p' },
+      0,
+    );
+    const repository = createSessionsRepository(store.db);
+    let windowReads = 0;
+    const counting: SessionsRepository = {
+      ...repository,
+      find: (keyId, hash) => {
+        windowReads++;
+        return repository.find(keyId, hash);
+      },
+    };
+    // Room for two sessions of one 10-character turn each, not three.
+    const sessions = createSessionService(counting, createTurnSealer(randomBytes(32)), {
+      window: 20,
+      ttlMs: 60_000,
+      cachedWindowChars: 25,
+    });
+    const turn = { message: 'hallo', reply: 'hallo', language: 'de' as const };
+    for (const id of ['a', 'b', 'c']) {
+      const opened = await sessions.open('key_1', id, 1000);
+      await opened.record(turn, 1000);
+    }
+    windowReads = 0;
+    await sessions.open('key_1', 'c', 2000);
+    await sessions.open('key_1', 'b', 2000);
+    expect(windowReads).toBe(0);
+    const a = await sessions.open('key_1', 'a', 2000); // pushed out by c
+    expect(windowReads).toBe(1);
+    expect(a.history).toEqual([turn]);
   });
 });
