@@ -480,9 +480,19 @@ export function ensurePortkey(ctx) {
   const peers = path.join(ctx.root, 'bench/peers');
   const pkgDir = path.join(peers, 'node_modules/@portkey-ai/gateway');
   const pkgFile = path.join(pkgDir, 'package.json');
+  // bench/peers pins @hono/node-server (its package.json, "overrides"): 1.19's Response
+  // keeps the upstream fetch Response's immutable headers, and Portkey's streamed answers
+  // then fail with `TypeError: immutable` on every Node (18, 20, 22, 24 tried).
+  const pinned = JSON.parse(fs.readFileSync(path.join(peers, 'package.json'), 'utf8')).overrides;
+  const versionOf = (dir) => {
+    const file = path.join(dir, 'package.json');
+    return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).version : undefined;
+  };
   const installed = () =>
-    fs.existsSync(pkgFile) &&
-    JSON.parse(fs.readFileSync(pkgFile, 'utf8')).version === PORTKEY_VERSION;
+    versionOf(pkgDir) === PORTKEY_VERSION &&
+    Object.entries(pinned ?? {}).every(
+      ([name, version]) => versionOf(path.join(peers, 'node_modules', name)) === version,
+    );
   if (!installed()) {
     ctx.log(`  installing @portkey-ai/gateway@${PORTKEY_VERSION} into bench/peers (first use)`);
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

@@ -16,10 +16,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort, installCleanup, startServer } from '../lib/children.mjs';
+import { cpuSecondsOf, freePort, installCleanup, startServer } from '../lib/children.mjs';
 import { MESSAGE } from '../lib/conversation.mjs';
 import { percentile } from '../lib/load.mjs';
 import {
@@ -70,16 +71,23 @@ const TARGETS = [
     label: 'streaming upstream, hit directly',
     async start() {
       const upstream = await startUpstream(ctx);
-      return { url: upstream.url, path: '/v1/chat/completions', headers: {}, body: STREAM_BODY };
+      return {
+        url: upstream.url,
+        path: '/v1/chat/completions',
+        headers: {},
+        body: STREAM_BODY,
+        pids: [upstream.pid],
+      };
     },
   },
   {
     id: 'plauder-json',
     label: 'plauder /api/chat unstreamed (openai core), for reference: TTFT = whole reply',
     async start() {
-      const { server, headers } = await startPlauderOnUpstream();
+      const { server, headers, pids } = await startPlauderOnUpstream();
       // The upstream still streams: the core's plain request carries no "stream":true.
       return {
+        pids,
         url: server.url,
         path: '/api/chat',
         headers,
@@ -91,8 +99,9 @@ const TARGETS = [
     id: 'plauder-sse',
     label: 'plauder /api/chat, Accept: text/event-stream (openai core)',
     async start() {
-      const { server, headers } = await startPlauderOnUpstream();
+      const { server, headers, pids } = await startPlauderOnUpstream();
       return {
+        pids,
         url: server.url,
         path: '/api/chat',
         headers: { ...headers, accept: 'text/event-stream' },
@@ -104,8 +113,9 @@ const TARGETS = [
     id: 'plauder-v1',
     label: 'plauder /v1/chat/completions, "stream": true (openai core)',
     async start() {
-      const { server, headers } = await startPlauderOnUpstream();
+      const { server, headers, pids } = await startPlauderOnUpstream();
       return {
+        pids,
         url: server.url,
         path: '/v1/chat/completions',
         headers,
@@ -133,6 +143,7 @@ const TARGETS = [
         own: ctx.own,
       });
       return {
+        pids: [gateway.pid, upstream.pid],
         url: gateway.url,
         path: '/v1/chat/completions',
         headers: {
@@ -149,7 +160,7 @@ const TARGETS = [
 
 async function startPlauderOnUpstream() {
   const upstream = await startUpstream(ctx);
-  return startPlauder(ctx, {
+  const plauder = await startPlauder(ctx, {
     keys: 1,
     sessions: 0,
     core: 'openai',
@@ -159,6 +170,15 @@ async function startPlauderOnUpstream() {
       PLAUDER_OPENAI_API_KEY: 'sk-bench',
     },
   });
+  return { ...plauder, pids: [plauder.server.pid, upstream.pid] };
+}
+
+/** CPU seconds the whole machine spent (all but idle and iowait), from /proc/stat. */
+function machineBusySeconds() {
+  const [cpu] = fs.readFileSync('/proc/stat', 'utf8').split('\n');
+  const f = (cpu ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const busy = f.slice(0, 8).reduce((a, b) => a + b, 0) - (f[3] ?? 0) - (f[4] ?? 0);
+  return busy / 100;
 }
 
 /** One streamed request: the TTFT and whether the whole reply arrived with a 200. */
@@ -203,9 +223,17 @@ async function load(target, concurrency, seconds) {
       } else failed++;
     }
   };
+  const [proxyPid, ...otherPids] = target.pids;
+  const cpu0 = [cpuSecondsOf(proxyPid), ...otherPids.map(cpuSecondsOf)];
+  const own0 = process.cpuUsage();
+  const busy0 = machineBusySeconds();
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsedS = (performance.now() - started) / 1000;
+  const spent = [cpuSecondsOf(proxyPid), ...otherPids.map(cpuSecondsOf)].map((x, i) => x - cpu0[i]);
+  const own = process.cpuUsage(own0);
+  const ownS = (own.user + own.system) / 1e6;
+  const ours = spent.reduce((a, b) => a + b, 0) + ownS;
   agent.destroy();
   const sorted = Float64Array.from(ttfts).sort();
   return {
@@ -215,10 +243,16 @@ async function load(target, concurrency, seconds) {
     rps: completed / elapsedS,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
+    // The proxy's own CPU (the first pid: plauder, Portkey or the upstream) per stream: less
+    // sensitive to other work on the machine than streams/s.
+    proxyCpuUsPerStream: ((spent[0] ?? Number.NaN) / completed) * 1e6,
+    // What the rest of the machine spent meanwhile (1 = one core): other people's work.
+    otherCores: (machineBusySeconds() - busy0 - ours) / elapsedS,
   };
 }
 
 const results = {};
+const loadBefore = os.loadavg();
 for (const target of TARGETS) {
   if (args.only && !args.only.split(',').includes(target.id)) continue;
   ctx.log(`${target.id}: ${target.label}`);
@@ -242,13 +276,16 @@ for (const target of TARGETS) {
   }
 }
 
+const loadAfter = os.loadavg();
 const direct = results.upstream;
 const fmt = (n) => (Number.isFinite(n) ? n.toFixed(3) : '—');
 const lines = [
   `# Streaming bench (${new Date().toISOString()}, ${durationS} s per measurement)`,
   '',
-  '| target | c1 TTFT p50 ms | c1 p99 ms | c1 added p50 / p99 ms | c50 TTFT p50 ms | c50 p99 ms | c50 added p50 / p99 ms | streams/s (c50) | failed |',
-  '|---|---|---|---|---|---|---|---|---|',
+  `Node ${process.version}, ${os.cpus().length} cores; load average (1 min) ${loadBefore[0]?.toFixed(2)} at the start, ${loadAfter[0]?.toFixed(2)} at the end.`,
+  '',
+  '| target | c1 TTFT p50 ms | c1 p99 ms | c1 added p50 / p99 ms | c50 TTFT p50 ms | c50 p99 ms | c50 added p50 / p99 ms | streams/s (c50) | proxy CPU µs/stream (c50) | other CPU (c50) | failed |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (const [id, r] of Object.entries(results)) {
   if (r.error) {
@@ -260,7 +297,7 @@ for (const [id, r] of Object.entries(results)) {
       ? `${fmt(r[c].p50Ms - direct[c].p50Ms)} / ${fmt(r[c].p99Ms - direct[c].p99Ms)}`
       : '—';
   lines.push(
-    `| ${id} | ${fmt(r.c1.p50Ms)} | ${fmt(r.c1.p99Ms)} | ${added('c1')} | ${fmt(r.c50.p50Ms)} | ${fmt(r.c50.p99Ms)} | ${added('c50')} | ${r.c50.rps.toFixed(0)} | ${r.c1.failed + r.c50.failed} |`,
+    `| ${id} | ${fmt(r.c1.p50Ms)} | ${fmt(r.c1.p99Ms)} | ${added('c1')} | ${fmt(r.c50.p50Ms)} | ${fmt(r.c50.p99Ms)} | ${added('c50')} | ${r.c50.rps.toFixed(0)} | ${r.c50.proxyCpuUsPerStream.toFixed(0)} | ${(r.c50.otherCores * 100).toFixed(0)} % | ${r.c1.failed + r.c50.failed} |`,
   );
 }
 const portkey = results.portkey?.c50?.rps;

@@ -8,6 +8,12 @@
  * The events go through Fastify's own stream sending (a PassThrough), so the request's
  * hooks run as for any answer: its log line and metrics once the stream has ended, or the
  * `client_closed` line when the client left first.
+ *
+ * Events written in one turn of the event loop leave in one socket write: the answer is
+ * corked at the first of them and uncorked in the same turn's check phase (`setImmediate`).
+ * An upstream often sends several chunks, or its last tokens and its end, in one packet;
+ * written one by one they cost a syscall and a wake-up of the client each (the deltas, the
+ * `done` event and the chunked body's end were three writes; bench/README.md, "Streaming").
  */
 import { PassThrough } from 'node:stream';
 import type { FastifyReply } from 'fastify';
@@ -30,7 +36,13 @@ export function openEventStream(
   pingMs: number,
 ): EventStream {
   const body = new PassThrough();
+  const raw = reply.raw;
   let closed = false;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    raw.uncork();
+  };
   const ping = setInterval(() => write(': ping\n\n'), pingMs);
   ping.unref();
   const close = () => {
@@ -40,6 +52,11 @@ export function openEventStream(
   reply.raw.once('close', close);
   const write = (text: string) => {
     if (closed) return;
+    if (!corked) {
+      corked = true;
+      raw.cork();
+      setImmediate(uncork);
+    }
     body.write(text);
     ping.refresh();
   };
