@@ -7,8 +7,8 @@
  *
  * - changes made through this process (the admin API, MCP) forget every entry at once;
  * - on SQLite, a change committed by another process (the CLI, another instance) is seen
- *   at the next request: `changes()` (SQLite's `data_version`) moves, and every entry read
- *   before it is read again;
+ *   within 5 ms: `changes()` (SQLite's `data_version`, read at most every 5 ms) moves, and
+ *   every entry read before it is read again;
  * - on PostgreSQL, which cannot tell, an entry is used for at most `ttlMs` (one second).
  *
  * A secret in its rotation grace is never used past its expiry: that instant is kept with

@@ -11,6 +11,7 @@
 import type { Language, Turn } from '../core/core-adapter.js';
 import type { WriteStep } from '../storage/prepared-query.js';
 import type {
+  SessionHead,
   SessionRow,
   SessionsRepository,
 } from '../storage/repositories/sessions-repository.js';
@@ -66,6 +67,8 @@ interface SessionState {
   readonly turnCount: number;
   /** When the stored conversation began (0 for a session not stored yet). */
   readonly createdAt: number;
+  /** When its last turn was stored (0 for a session not stored yet). */
+  readonly lastActiveAt: number;
   readonly entries: WindowEntry[];
   /** Stored before the window existed: the turns are in the legacy table. */
   readonly legacy: boolean;
@@ -105,7 +108,7 @@ export function createSessionService(
       const head = await sessions.head(keyId, hash);
       if (head === undefined) {
         windows.forget(keyId, hash);
-        return { hash, turnCount: 0, createdAt: 0, entries: [], legacy: false };
+        return noSession(hash);
       }
       if (head.turnCount === cached.turnCount && head.createdAt === cached.createdAt) {
         const expired = head.lastActiveAt < nowMs - options.ttlMs;
@@ -113,13 +116,14 @@ export function createSessionService(
       }
     }
     const row = await sessions.find(keyId, hash);
-    if (!row) return { hash, turnCount: 0, createdAt: 0, entries: [], legacy: false };
+    if (!row) return noSession(hash);
     const legacy = row.sealedWindow === null && row.turnCount > 0;
     const expired = row.lastActiveAt < nowMs - options.ttlMs;
     const state = {
       hash,
       turnCount: row.turnCount,
       createdAt: row.createdAt,
+      lastActiveAt: row.lastActiveAt,
       entries: expired ? [] : await entriesOf(keyId, hash, row),
       legacy,
     };
@@ -168,24 +172,37 @@ export function createSessionService(
   ) {
     if (options.window === 0) return false;
     const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
+    const activeSince = nowMs - options.ttlMs;
+    const remember = (head: SessionHead, entries: WindowEntry[]) =>
+      windows.set(keyId, { hash: opened.hash, ...head, entries, legacy: false });
+
+    // Usually nobody wrote the session since it was opened: its window is the one read
+    // then, and one statement stores the next without taking a lock. Turns that must
+    // commit with other writes, and sessions from before the window, take the locked way.
+    if (together.length === 0 && !opened.legacy) {
+      const stale = opened.turnCount === 0 || opened.lastActiveAt < activeSince;
+      const entries = [...(stale ? [] : opened.entries), entry].slice(-options.window);
+      const count = opened.turnCount + 1;
+      const sealed = sealer.sealJson(entries, windowBinding(keyId, opened.hash, count));
+      const change = { expectedCount: opened.turnCount, sealed, now: nowMs, activeSince };
+      if (await sessions.replaceWindow(keyId, opened.hash, change)) {
+        const createdAt = stale ? nowMs : opened.createdAt;
+        remember({ turnCount: count, createdAt, lastActiveAt: nowMs }, entries);
+        return true;
+      }
+    }
+
     let written: WindowEntry[] = [];
     const head = await sessions.appendTurn(keyId, opened.hash, {
       now: nowMs,
-      activeSince: nowMs - options.ttlMs,
+      activeSince,
       with: together,
       build: (row) => {
         written = [...lockedEntries(keyId, opened, row, nowMs), entry].slice(-options.window);
         return sealer.sealJson(written, windowBinding(keyId, opened.hash, row.turnCount + 1));
       },
     });
-    const { turnCount, createdAt } = head;
-    windows.set(keyId, {
-      hash: opened.hash,
-      turnCount,
-      createdAt,
-      entries: written,
-      legacy: false,
-    });
+    remember(head, written);
     return true;
   }
 
@@ -269,6 +286,10 @@ function createWindowCache(budget: number) {
       total = 0;
     },
   };
+}
+
+function noSession(hash: string): SessionState {
+  return { hash, turnCount: 0, createdAt: 0, lastActiveAt: 0, entries: [], legacy: false };
 }
 
 function isWindow(value: unknown): value is WindowEntry[] {

@@ -11,8 +11,9 @@ export interface StoreFeatures {
   /** `select … for update skip locked`: workers skip rows another transaction holds. */
   readonly skipLocked: boolean;
   /**
-   * A number that changes whenever another connection (another process) commits to the
-   * database, and not for this process's own writes; absent where it cannot be read cheaply.
+   * A number that changes (within a few milliseconds) whenever another connection, of
+   * another process, commits to the database, and not for this process's own writes;
+   * absent where it cannot be read cheaply.
    */
   readonly changesElsewhere?: () => number;
   /**

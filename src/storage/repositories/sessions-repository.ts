@@ -41,6 +41,15 @@ export interface TurnAppend {
   readonly with?: readonly WriteStep[];
 }
 
+export interface WindowChange {
+  readonly expectedCount: number;
+  /** The window after this turn, sealed for count `expectedCount + 1`. */
+  readonly sealed: string;
+  readonly now: number;
+  /** A session idle since before this is expired: it starts afresh. */
+  readonly activeSince: number;
+}
+
 export interface SessionsRepository {
   find(keyId: string, sessionHash: string): Promise<SessionRow | undefined>;
   /** The session's row without its window: enough to tell whether a copy is current. */
@@ -52,6 +61,12 @@ export interface SessionsRepository {
    * Returns the session's head after the write.
    */
   appendTurn(keyId: string, sessionHash: string, append: TurnAppend): Promise<SessionHead>;
+  /**
+   * Stores `sealed` as the window of a session still as it was read (`expectedCount` turns,
+   * 0: no row yet), with one statement and no lock: true when it was, false when another
+   * turn was stored since (then `appendTurn`, which waits for the lock, takes over).
+   */
+  replaceWindow(keyId: string, sessionHash: string, change: WindowChange): Promise<boolean>;
   /** The newest `limit` turns of a session from before migration 002, oldest first. */
   legacyTurns(keyId: string, sessionHash: string, limit: number): Promise<LegacyTurn[]>;
   /** Deletes a session; false when there was no live one. */
@@ -125,6 +140,43 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
       .where('key_id', '=', p<string>('keyId'))
       .where('session_hash', '=', p<string>('hash')),
   );
+  const insertFirstQuery = prepareQuery<SessionRef & { sealed: string; now: number }, unknown>(
+    (p) =>
+      db
+        .insertInto('sessions')
+        .values({
+          key_id: p<string>('keyId'),
+          session_hash: p<string>('hash'),
+          created_at: p<number>('now'),
+          last_active_at: p<number>('now'),
+          turn_count: 1,
+          sealed_window: p<string>('sealed'),
+        })
+        .onConflict((oc) => oc.columns(['key_id', 'session_hash']).doNothing()),
+  );
+  const replaceIfUnchangedQuery = prepareQuery<
+    SessionRef & { expected: number; sealed: string; now: number; activeSince: number },
+    unknown
+  >((p) =>
+    db
+      .updateTable('sessions')
+      .set((eb) => ({
+        turn_count: eb(eb.ref('turn_count'), '+', 1),
+        last_active_at: p<number>('now'),
+        sealed_window: p<string>('sealed'),
+        created_at: eb
+          .case()
+          .when('last_active_at', '<', p<number>('activeSince'))
+          .then(p<number>('now'))
+          .else(eb.ref('created_at'))
+          .end(),
+      }))
+      .where('key_id', '=', p<string>('keyId'))
+      .where('session_hash', '=', p<string>('hash'))
+      .where('turn_count', '=', p<number>('expected'))
+      // A session stored before migration 002 has its turns elsewhere: appendTurn moves them.
+      .where('sealed_window', 'is not', null),
+  );
   const dropLegacyQuery = prepareQuery<SessionRef, unknown>((p) =>
     db
       .deleteFrom('turns')
@@ -167,6 +219,19 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
       });
       if (after === undefined) throw new Error('the session row was not written');
       return after;
+    },
+
+    async replaceWindow(keyId, hash, change) {
+      const ref = { keyId, hash, sealed: change.sealed, now: change.now };
+      const result =
+        change.expectedCount === 0
+          ? await insertFirstQuery(db, ref)
+          : await replaceIfUnchangedQuery(db, {
+              ...ref,
+              expected: change.expectedCount,
+              activeSince: change.activeSince,
+            });
+      return Number(result.numAffectedRows ?? 0) === 1;
     },
 
     async legacyTurns(keyId, hash, limit) {
