@@ -9,6 +9,11 @@ import type { Database } from './schema.js';
 export interface StoreFeatures {
   /** `select … for update skip locked`: workers skip rows another transaction holds. */
   readonly skipLocked: boolean;
+  /**
+   * Data-modifying CTEs (`with a as (insert … returning …) insert …`): several writes that
+   * depend on each other in one statement, so in one round trip.
+   */
+  readonly writingCtes: boolean;
 }
 
 export interface OpenedDatabase {

@@ -42,7 +42,7 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
 
   return {
     db,
-    features: { skipLocked: true },
+    features: { skipLocked: true, writingCtes: true },
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -44,7 +44,7 @@ export function openSqlite(file: string): OpenedDatabase {
   return {
     db,
     // One writer at a time: a conditional update claims rows without row locks.
-    features: { skipLocked: false },
+    features: { skipLocked: false, writingCtes: false },
     ping: async () => {
       prepare('select 1').get();
     },
