@@ -7,7 +7,8 @@
  *
  * A reservation that reaches a watched count (80 % and 100 % of the month, for events) is
  * committed together with the writes that record it: those few run as a read-modify-write
- * (`runAtomically`); every other reservation is the single statement.
+ * (`runAtomically`); every other reservation is the single statement (on SQLite followed by
+ * its day's statement in the same job, see below).
  *
  * An admitted reservation also counts its day (`usage_days`), and a refund gives the day
  * back, in the same transaction, so the days of a month add up to its count. Where the
