@@ -56,7 +56,7 @@ export function createServices(
   secret: Buffer,
   clock: Clock,
 ): Services {
-  const usage = createUsageRepository(store.db);
+  const usage = createUsageRepository(store.db, store.features);
   const sealer = createTurnSealer(secret);
   const events = createEventsRepository(store.db, store.features);
   const outbox = createEventOutbox(events, config.webhook !== undefined);

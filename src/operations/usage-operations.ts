@@ -1,10 +1,13 @@
 /**
  * @module operations/usage-operations
- * Requests per key in a month and their total: `plauder usage` and `GET /admin/v1/usage`.
+ * Requests per key in a month and their total (`plauder usage`, `GET /admin/v1/usage`), and
+ * one key's last months and the days of the current one (`GET /admin/v1/keys/{id}/usage`).
  */
 import { existedDuring, type KeyStatus, keyStatus, keysWithUsage } from '../keys/key-service.js';
-import { windowOfMonth } from '../quota/month-window.js';
+import { daysInMonth, windowOfMonth } from '../quota/month-window.js';
+import type { DayUsage, MonthUsage } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
+import type { KeyOutcome } from './key-operations.js';
 import { usageUnderPlan } from './plan-operations.js';
 
 export interface MonthUsageReport {
@@ -44,4 +47,44 @@ export async function monthUsageReport(
   }));
   const total = keys.reduce((sum, row) => sum + row.used, 0);
   return { month, timeZone: quotaTimeZone, total, keys };
+}
+
+/** How many months a key's usage history shows, the current one last. */
+export const HISTORY_MONTHS = 12;
+
+export interface KeyUsageHistory {
+  readonly id: string;
+  /** The current plan's monthly limit; null when the plan is not configured. */
+  readonly limit: number | null;
+  /** The last `HISTORY_MONTHS` months, oldest first, the current one last. */
+  readonly months: readonly MonthUsage[];
+  /** Today is day `day` of the `days` days of the current month (quota time zone). */
+  readonly currentMonth: { readonly day: number; readonly days: number };
+  /** Each day of the current month from the 1st up to today (zero for days without requests). */
+  readonly days: readonly DayUsage[];
+}
+
+/** One key's requests per month over the last year, and per day in the current month. */
+export async function keyUsageHistory(
+  services: Services,
+  id: string,
+): Promise<KeyOutcome<KeyUsageHistory>> {
+  const key = await services.keys.get(id);
+  if (!key) return { ok: false, problem: 'not_found' };
+  const now = services.clock();
+  const [months, days] = await Promise.all([
+    services.quota.history(key.id, now, HISTORY_MONTHS),
+    services.quota.daysOfMonth(key.id, now),
+  ]);
+  const month = services.quota.monthOf(now).month;
+  return {
+    ok: true,
+    value: {
+      id: key.id,
+      limit: usageUnderPlan(services.config.plans, key.plan, 0, 0).limit,
+      months,
+      currentMonth: { day: days.length, days: daysInMonth(month) },
+      days,
+    },
+  };
 }

@@ -3,14 +3,15 @@
  * A key's limits: the monthly quota and, when its plan has one, the per-minute limit.
  * One request is reserved atomically against both before the core runs and refunded
  * when the core fails. The month is always the one the request was admitted in, the
- * minute the clock minute it was admitted in. A reservation that brings the month to
+ * minute the clock minute it was admitted in, the day the day it was admitted in (the
+ * day's count is written with the month's, and refunded with it). A reservation that brings the month to
  * 80 % or 100 % records `quota.warning` / `quota.exhausted` in the same transaction.
  */
 
 import type { EventOutbox } from '../events/event-outbox.js';
 import { warningAt } from '../events/events.js';
 import type { UsageRepository } from '../storage/repositories/usage-repository.js';
-import type { MonthWindow, MonthWindows } from './month-window.js';
+import { daysOfMonthUpTo, type MonthWindow, type MonthWindows } from './month-window.js';
 import { createRefundQueue } from './refund-queue.js';
 
 /** The key as its limits need it (the name and plan go into events). */
@@ -56,6 +57,12 @@ export interface MonthUsage {
   readonly used: number;
 }
 
+export interface DayUsage {
+  /** `YYYY-MM-DD` in the quota time zone. */
+  readonly date: string;
+  readonly used: number;
+}
+
 export interface QuotaService {
   reserve(key: QuotaKey, nowMs: number): Promise<Reservation>;
   current(key: Pick<QuotaKey, 'id' | 'limit' | 'minuteLimit'>, nowMs: number): Promise<QuotaState>;
@@ -66,6 +73,8 @@ export interface QuotaService {
   flushRefunds(): Promise<number>;
   /** Requests of a key in the `count` months ending with the current one, oldest first. */
   history(keyId: string, nowMs: number, count: number): Promise<MonthUsage[]>;
+  /** Requests of a key on each day of the current month up to today, the 1st first. */
+  daysOfMonth(keyId: string, nowMs: number): Promise<DayUsage[]>;
 }
 
 export const MINUTE_MS = 60_000;
@@ -80,7 +89,9 @@ export function createQuotaService(
   windows: MonthWindows,
   outbox: EventOutbox,
 ): QuotaService {
-  const refunds = createRefundQueue((keyId, month, minute) => usage.refund(keyId, month, minute));
+  const refunds = createRefundQueue((keyId, month, minute, day) =>
+    usage.refund(keyId, month, minute, day),
+  );
 
   const stateOf = (
     key: Pick<QuotaKey, 'limit' | 'minuteLimit'>,
@@ -107,6 +118,7 @@ export function createQuotaService(
   return {
     async reserve(key, nowMs) {
       const window = windows.at(nowMs);
+      const { day } = windows.dayAt(nowMs);
       const minute = minuteOf(nowMs);
       const warnAt = warningAt(key.limit);
       const record = (used: number) => {
@@ -126,6 +138,7 @@ export function createQuotaService(
       const outcome = await usage.reserve({
         keyId: key.id,
         month: window.month,
+        day,
         limit: key.limit,
         minute,
         minuteLimit: key.minuteLimit,
@@ -140,7 +153,7 @@ export function createQuotaService(
       return {
         ok: true,
         state,
-        refund: () => refunds.refund(key.id, window.month, minute),
+        refund: () => refunds.refund(key.id, window.month, minute, day),
       };
     },
     async current(key, nowMs) {
@@ -159,6 +172,16 @@ export function createQuotaService(
         month,
         used: used.get(month) ?? 0,
       }));
+    },
+    async daysOfMonth(keyId, nowMs) {
+      const days = daysOfMonthUpTo(windows.dayAt(nowMs).day);
+      const first = days[0] as string;
+      const last = days.at(-1) as string;
+      const used = new Map(
+        (await usage.days(keyId, first, last)).map((row) => [row.day, row.used]),
+      );
+      // Days without a row had no requests.
+      return days.map((date) => ({ date, used: used.get(date) ?? 0 }));
     },
   };
 }

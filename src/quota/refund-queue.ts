@@ -8,7 +8,7 @@
 
 export interface RefundQueue {
   /** Refunds now, or keeps retrying in the background; never throws. */
-  refund(keyId: string, month: string, minute?: number): Promise<void>;
+  refund(keyId: string, month: string, minute?: number, day?: string): Promise<void>;
   /** Refunds waiting for the database. */
   pending(): number;
   /** One last attempt for everything pending (at shutdown); returns how many are left. */
@@ -23,10 +23,17 @@ interface Refund {
   readonly month: string;
   /** The clock minute the request was counted in (its per-minute counter). */
   readonly minute: number | undefined;
+  /** The day (`YYYY-MM-DD`) the request was counted in (its day's counter). */
+  readonly day: string | undefined;
 }
 
 export function createRefundQueue(
-  write: (keyId: string, month: string, minute: number | undefined) => Promise<void>,
+  write: (
+    keyId: string,
+    month: string,
+    minute: number | undefined,
+    day: string | undefined,
+  ) => Promise<void>,
 ): RefundQueue {
   const waiting: Refund[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -41,7 +48,7 @@ export function createRefundQueue(
         while (waiting.length > 0) {
           const next = waiting[0] as Refund;
           try {
-            await write(next.keyId, next.month, next.minute);
+            await write(next.keyId, next.month, next.minute, next.day);
           } catch {
             return false;
           }
@@ -71,11 +78,11 @@ export function createRefundQueue(
   };
 
   return {
-    async refund(keyId, month, minute) {
+    async refund(keyId, month, minute, day) {
       try {
-        await write(keyId, month, minute);
+        await write(keyId, month, minute, day);
       } catch {
-        waiting.push({ keyId, month, minute });
+        waiting.push({ keyId, month, minute, day });
         schedule();
       }
     },

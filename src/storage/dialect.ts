@@ -11,6 +11,11 @@ export interface StoreFeatures {
   /** `select … for update skip locked`: workers skip rows another transaction holds. */
   readonly skipLocked: boolean;
   /**
+   * Data-modifying CTEs (`with a as (insert … returning …) insert …`): several writes that
+   * depend on each other in one statement, so in one round trip.
+   */
+  readonly writingCtes: boolean;
+  /**
    * A number that changes (within a few milliseconds) whenever another connection, of
    * another process, commits to the database, and not for this process's own writes;
    * absent where it cannot be read cheaply.

@@ -36,6 +36,14 @@ export interface UsageTable {
   minute_used: number;
 }
 
+/** Requests per key and calendar day in the quota time zone (the days of `usage`'s months). */
+export interface UsageDaysTable {
+  key_id: string;
+  /** `YYYY-MM-DD` in the quota time zone. */
+  day: string;
+  used: number;
+}
+
 export interface SessionsTable {
   key_id: string;
   /** HMAC of the client's sessionId: the id itself is not stored. */
@@ -114,6 +122,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   key_secrets: KeySecretsTable;
   usage: UsageTable;
+  usage_days: UsageDaysTable;
   sessions: SessionsTable;
   turns: TurnsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -294,7 +294,7 @@ describe('GET /admin/v1/usage', () => {
 });
 
 describe('GET /admin/v1/keys/{id}/usage', () => {
-  it('gives the last 12 months, oldest first, with zero for months without requests', async () => {
+  it('gives the last 12 months, oldest first, and the days of this month, with zero where there were no requests', async () => {
     const { s, clock } = await setup(Date.UTC(2026, 0, 15));
     const { id, key } = (await createKey(s, { name: 'chart', plan: 'standard' })).json;
     await chat(s, key, { message: 'Januar' });
@@ -312,10 +312,18 @@ describe('GET /admin/v1/keys/{id}/usage', () => {
       { month: '2026-02', used: 0 },
       { month: '2026-03', used: 3 },
     ]);
-    // Usage is counted per month; the day of the month is there for a daily average.
+    // Each day of the current month up to today, zero for days without requests.
     expect(res.json.currentMonth).toEqual({ day: 3, days: 31 });
+    expect(res.json.days).toEqual([
+      { date: '2026-03-01', used: 0 },
+      { date: '2026-03-02', used: 0 },
+      { date: '2026-03-03', used: 3 },
+    ]);
     clock.now = Date.UTC(2026, 1, 28, 12);
-    expect((await admin(s, `keys/${id}/usage`)).json.currentMonth).toEqual({ day: 28, days: 28 });
+    const february = (await admin(s, `keys/${id}/usage`)).json;
+    expect(february.currentMonth).toEqual({ day: 28, days: 28 });
+    expect(february.days).toHaveLength(28);
+    expect(february.days.every((d: { used: number }) => d.used === 0)).toBe(true);
     expect((await admin(s, 'keys/key_0000000000000000/usage')).status).toBe(404);
   });
 });

@@ -6,9 +6,9 @@
  * talk to no host but the service.
  *
  * The layout at 375 px (a phone) and 1280 px: no sideways scrolling, every control on the
- * screen, the chart's labels apart and its limit line drawn, the language switch reaching
- * everything, the new key seen whole. Those pages are compared with the screenshots in
- * test/admin/baselines/ (a few pixels may differ). The data and the server's clock are
+ * screen, the charts' labels apart, the month chart's limit line and the current month's
+ * days drawn, the language switch reaching everything, the new key seen whole. Those
+ * pages are compared with the screenshots in test/admin/baselines/ (a few pixels may differ). The data and the server's clock are
  * fixed, animations are off, and what is random (key ids and prefixes) is masked, so both
  * database projects compare against the same baselines.
  *
@@ -233,6 +233,8 @@ describe('the admin console in a browser', () => {
     expect(await page.locator('#chart svg title').textContent()).toBe(
       'Requests per month: e2e tool',
     );
+    // Today's column holds both requests, under the old and the new secret.
+    await page.waitForSelector('#day-chart svg rect.bar.current[data-used="2"]');
     await shot(page, '05-usage-chart');
 
     // Revoke, after a confirmation whose safe choice has the focus.
@@ -300,6 +302,8 @@ const WEBSITE_USAGE: [number, number, number][] = [
   [2026, 1, 12],
   [2026, 2, 5],
 ];
+/** This month's requests, all sent on the 10th (see layoutServer). */
+const WEBSITE_MARCH_ON_10TH = 5;
 
 /** A server of its own whose clock stands at NOW, with three keys and their usage. */
 async function layoutServer(): Promise<TestServer> {
@@ -400,11 +404,14 @@ async function expectReachable(page: Page, selector: string): Promise<number> {
   return checked;
 }
 
-/** The boxes of the chart's month labels: none may touch another. */
-async function monthLabelsApart(page: Page): Promise<number> {
+/** The boxes of the month chart's labels: none may touch another. */
+const monthLabelsApart = (page: Page) => labelsApart(page, '#chart');
+
+/** The boxes of a chart's axis labels: none may touch another. */
+async function labelsApart(page: Page, chart: string): Promise<number> {
   const boxes = await inPage<{ x: number; y: number; width: number; height: number }[]>(
     page,
-    `[...document.querySelectorAll('#chart svg text.axis-label')].map((t) => {
+    `[...document.querySelectorAll('${chart} svg text.axis-label')].map((t) => {
        const r = t.getBoundingClientRect();
        return { x: r.x, y: r.y, width: r.width, height: r.height };
      })`,
@@ -424,6 +431,17 @@ async function monthLabelsApart(page: Page): Promise<number> {
   }
   return boxes.length;
 }
+
+/** The day chart's columns with requests: date → count. */
+const usedPerDay = (page: Page) =>
+  inPage<Record<string, number>>(
+    page,
+    `Object.fromEntries([...document.querySelectorAll('#day-chart svg rect.bar')]
+       .filter((r) => r.dataset.used !== '0').map((r) => [r.dataset.date, Number(r.dataset.used)]))`,
+  );
+
+/** The day chart's labels under its columns. */
+const dayLabels = (page: Page) => page.locator('#day-chart svg text.day-label').allTextContents();
 
 describe.each([
   { width: 375, height: 812 },
@@ -455,7 +473,7 @@ describe.each([
       expect(await page.getAttribute('#chart svg line.limit', 'data-limit')).toBe('12');
       expect(await text(page, '#chart svg text.limit-label')).toBe('limit 12');
       expect(await text(page, '#chart [data-caption="0"]')).toBe(
-        'This month so far (day 15 of 31): 5 requests, 0.3 per day on average. Requests are counted per month, not per day.',
+        'This month so far (day 15 of 31): 5 requests, 0.3 per day on average.',
       );
       expect(await text(page, '#chart [data-caption="1"]')).toBe(
         "Dashed line: the plan's monthly limit of 12 requests, 0.4 per day on average.",
@@ -464,6 +482,24 @@ describe.each([
         await page.locator('#chart svg text.axis-label', { hasText: 'Mar 2026' }).count(),
       ).toBe(1);
       expect(await monthLabelsApart(page)).toBe(15);
+
+      // This month per day: a column for each of its 31 days, the 15 so far drawn, today's
+      // highlighted, the requests on the days they were made.
+      expect(await text(page, '#days-heading')).toBe('This month, per day');
+      expect(await page.locator('#day-chart svg rect.bar').count()).toBe(15);
+      expect(await page.getAttribute('#day-chart svg rect.bar.current', 'data-date')).toBe(
+        '2026-03-15',
+      );
+      expect(await usedPerDay(page)).toEqual({ '2026-03-10': WEBSITE_MARCH_ON_10TH });
+      expect(await page.locator('#day-chart svg > title').textContent()).toBe(
+        'Requests per day this month: Website',
+      );
+      expect(await page.locator('#day-chart svg desc').textContent()).toContain('Mar 10: 5');
+      expect(await dayLabels(page)).toEqual(['1', '8', '15', '22', '29']);
+      expect(await text(page, '#day-chart [data-caption="days"]')).toBe(
+        'Today (Mar 15): 0 requests; the busiest day so far: 5. Days in the quota time zone.',
+      );
+      expect(await labelsApart(page, '#day-chart')).toBe(8);
 
       // No sideways scrolling; every control in the window and clickable; sign-out seen.
       const overflow = await horizontalOverflow(page);
@@ -500,6 +536,15 @@ describe.each([
         /^Dieser Monat bis heute \(Tag 15 von 31\): 5 Anfragen, im Schnitt 0,3 pro Tag\./,
       );
       expect(await monthLabelsApart(page)).toBe(15);
+      expect(await text(page, '#days-heading')).toBe('Dieser Monat, pro Tag');
+      expect(await page.locator('#day-chart svg > title').textContent()).toBe(
+        'Anfragen pro Tag in diesem Monat: Website',
+      );
+      expect(await dayLabels(page)).toEqual(['1', '8', '15', '22', '29']);
+      expect(await text(page, '#day-chart [data-caption="days"]')).toBe(
+        'Heute (15. März): 0 Anfragen; der bisher stärkste Tag: 5. Tage in der Zeitzone des Kontingents.',
+      );
+      expect(await labelsApart(page, '#day-chart')).toBe(8);
       expect((await horizontalOverflow(page)).scrollWidth).toBeLessThanOrEqual(width);
       // No English left in the page's text (key names and codes aside).
       const visible = await inPage<string>(page, 'document.body.innerText');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMonthWindows } from '../../src/quota/month-window.js';
+import { createMonthWindows, daysInMonth, daysOfMonthUpTo } from '../../src/quota/month-window.js';
 
 const DAY = 86_400_000;
 
@@ -62,5 +62,46 @@ describe('month windows', () => {
       expect(t).toBeLessThan(w.endMs);
       expect(w).toEqual(reference.at(t));
     }
+  });
+});
+
+describe('day windows', () => {
+  it('names the day in the time zone and spans local midnight to midnight', () => {
+    const berlin = createMonthWindows('Europe/Berlin');
+    const midnight = Date.UTC(2026, 10, 30, 23); // 2026-12-01T00:00 in Berlin
+    expect(berlin.dayAt(midnight - 1)).toEqual({
+      day: '2026-11-30',
+      startMs: Date.UTC(2026, 10, 29, 23),
+      endMs: midnight,
+    });
+    expect(berlin.dayAt(midnight).day).toBe('2026-12-01');
+    // The same instant is still the 30th in UTC.
+    expect(createMonthWindows('UTC').dayAt(midnight).day).toBe('2026-11-30');
+  });
+
+  it('has 23 and 25 hours on the days the clocks change in Berlin', () => {
+    const windows = createMonthWindows('Europe/Berlin');
+    const spring = windows.dayAt(Date.UTC(2027, 2, 28, 12));
+    expect(spring.day).toBe('2027-03-28');
+    expect(spring.endMs - spring.startMs).toBe(DAY - 3_600_000);
+    const autumn = windows.dayAt(Date.UTC(2027, 9, 31, 12));
+    expect(autumn.day).toBe('2027-10-31');
+    expect(autumn.endMs - autumn.startMs).toBe(DAY + 3_600_000);
+  });
+
+  it('answers from its cache within the day and moves on at midnight', () => {
+    const windows = createMonthWindows('America/New_York');
+    const noon = Date.UTC(2026, 5, 10, 16); // 12:00 in New York (UTC-4)
+    expect(windows.dayAt(noon)).toBe(windows.dayAt(noon + 3_600_000));
+    expect(windows.dayAt(Date.UTC(2026, 5, 11, 3, 59, 59, 999)).day).toBe('2026-06-10');
+    expect(windows.dayAt(Date.UTC(2026, 5, 11, 4)).day).toBe('2026-06-11');
+  });
+
+  it('lists the days of a month up to a day, and counts the days of a month', () => {
+    expect(daysOfMonthUpTo('2026-03-03')).toEqual(['2026-03-01', '2026-03-02', '2026-03-03']);
+    expect(daysOfMonthUpTo('2026-02-28')).toHaveLength(28);
+    expect(daysInMonth('2026-02')).toBe(28);
+    expect(daysInMonth('2028-02')).toBe(29);
+    expect(daysInMonth('2026-12')).toBe(31);
   });
 });

@@ -71,11 +71,15 @@ const TEXT = {
     'chart.desc': 'Bar chart. {values}.',
     'chart.limit': 'limit {limit}',
     'chart.current':
-      'This month so far (day {day} of {days}): {used} requests, {average} per day on average. Requests are counted per month, not per day.',
+      'This month so far (day {day} of {days}): {used} requests, {average} per day on average.',
     'chart.limitLine':
       "Dashed line: the plan's monthly limit of {limit} requests, {perDay} per day on average.",
     'chart.noLimit': 'The plan of this key is not configured: there is no limit to show.',
     'chart.none': 'There are no keys yet.',
+    'days.heading': 'This month, per day',
+    'days.title': 'Requests per day this month: {name}',
+    'days.caption':
+      'Today ({date}): {used} requests; the busiest day so far: {max}. Days in the quota time zone.',
     'playground.heading': 'Playground',
     'playground.hint':
       "Sends one real chat request, which counts against the key's quota; the reply is streamed as it is written. The key is used only for this request and not stored.",
@@ -211,12 +215,16 @@ const TEXT = {
     'chart.desc': 'Balkendiagramm. {values}.',
     'chart.limit': 'Limit {limit}',
     'chart.current':
-      'Dieser Monat bis heute (Tag {day} von {days}): {used} Anfragen, im Schnitt {average} pro Tag. Anfragen werden pro Monat gezählt, nicht pro Tag.',
+      'Dieser Monat bis heute (Tag {day} von {days}): {used} Anfragen, im Schnitt {average} pro Tag.',
     'chart.limitLine':
       'Gestrichelte Linie: das Monatslimit des Tarifs, {limit} Anfragen, im Schnitt {perDay} pro Tag.',
     'chart.noLimit':
       'Der Tarif dieses Schlüssels ist nicht konfiguriert: es gibt kein Limit zu zeigen.',
     'chart.none': 'Es gibt noch keine Schlüssel.',
+    'days.heading': 'Dieser Monat, pro Tag',
+    'days.title': 'Anfragen pro Tag in diesem Monat: {name}',
+    'days.caption':
+      'Heute ({date}): {used} Anfragen; der bisher stärkste Tag: {max}. Tage in der Zeitzone des Kontingents.',
     'playground.heading': 'Testkonsole',
     'playground.hint':
       'Sendet eine echte Chat-Anfrage, die auf das Kontingent des Schlüssels zählt; die Antwort erscheint, während sie geschrieben wird. Der Schlüssel wird nur für diese Anfrage verwendet und nicht gespeichert.',

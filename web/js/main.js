@@ -5,6 +5,7 @@
  * when the tab closes or on "Sign out", and no other page or tab can read it.
  */
 import { ApiProblem, createAdminApi } from './admin-api.js';
+import { dateLabel, dayChart } from './day-chart.js';
 import { $, h } from './dom.js';
 import { createEventsView } from './events-view.js';
 import { currentLanguage, formatNumber, hasText, setLanguage, t, translatePage } from './i18n.js';
@@ -53,7 +54,7 @@ function fillChartChoices(keys) {
   void showChart();
 }
 
-/** The chart shown now: the key and its history, drawn again on resize or language change. */
+/** The charts shown now: the key and its history, drawn again on resize or language change. */
 let shownChart;
 
 async function showChart() {
@@ -63,6 +64,9 @@ async function showChart() {
   if (!key) {
     shownChart = undefined;
     figure.replaceChildren(h('p', { class: 'hint' }, t('chart.none')));
+    $('#days-heading').hidden = false;
+    $('#day-chart').replaceChildren();
+    $('#days-heading').hidden = true;
     return;
   }
   try {
@@ -85,12 +89,31 @@ function drawChart() {
     h('figcaption', { class: 'hint' }, ...chartCaption(history)),
   );
   figure.dataset.width = String(width);
+  $('#days-heading').hidden = false;
+  $('#day-chart').replaceChildren(
+    dayChart({ name, days: history.days, daysInMonth: history.currentMonth.days }, width),
+    h('figcaption', { class: 'hint' }, dayCaption(history.days)),
+  );
+}
+
+/** Today's count and the busiest day so far, in words (the chart has no value labels). */
+function dayCaption(days) {
+  const today = days.at(-1) ?? { date: '', used: 0 };
+  const max = Math.max(0, ...days.map((d) => d.used));
+  return h(
+    'span',
+    { class: 'caption-line', 'data-caption': 'days' },
+    t('days.caption', {
+      date: today.date ? dateLabel(today.date) : '',
+      used: formatNumber(today.used),
+      max: formatNumber(max),
+    }),
+  );
 }
 
 /**
  * The current month in words: its requests, the day of the month, the daily average so far
- * and the average per day the limit allows. Usage is counted per month, not per day, so
- * an average is what can be said honestly.
+ * and the average per day the limit allows (the days themselves are in the day chart).
  */
 function chartCaption(history) {
   const used = history.months.at(-1)?.used ?? 0;

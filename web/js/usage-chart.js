@@ -117,7 +117,7 @@ export function usageChart(data, width, idPrefix = 'chart') {
 }
 
 /** 10, 20, 50, 100, 200, ... at or above `value` (≥ 10). */
-function niceCeiling(value) {
+export function niceCeiling(value) {
   const power = 10 ** Math.floor(Math.log10(value));
   for (const step of [1, 2, 5, 10]) {
     if (step * power >= value) return step * power;
@@ -127,7 +127,7 @@ function niceCeiling(value) {
 
 let measure;
 /** The width of `text` in the chart's font, in CSS pixels. */
-function textWidth(text) {
+export function textWidth(text) {
   measure ??= document.createElement('canvas').getContext('2d');
   measure.font = `${FONT_PX}px ${getComputedStyle(document.documentElement).fontFamily}`;
   return measure.measureText(text).width;

@@ -162,14 +162,13 @@ export const rotateKeyBody = {
 
 export const keyHistorySchema = {
   type: 'object',
-  required: ['id', 'limit', 'months', 'currentMonth'],
+  required: ['id', 'limit', 'months', 'currentMonth', 'days'],
   properties: {
     id: keyId,
     limit: { type: ['integer', 'null'], description: "The current plan's monthly limit." },
     currentMonth: {
       type: 'object',
-      description:
-        'Today is day `day` of the `days` days of the current month (quota time zone). Usage is counted per month, not per day.',
+      description: 'Today is day `day` of the `days` days of the current month (quota time zone).',
       required: ['day', 'days'],
       properties: {
         day: { type: 'integer', minimum: 1, maximum: 31 },
@@ -183,6 +182,19 @@ export const keyHistorySchema = {
         type: 'object',
         required: ['month', 'used'],
         properties: { month: { type: 'string' }, used: { type: 'integer' } },
+      },
+    },
+    days: {
+      type: 'array',
+      description:
+        'Each day of the current month (quota time zone) from the 1st up to today, in order, with its answered requests (0 for days without any; a refunded request is not counted). Days before the upgrade that introduced per-day counts show 0.',
+      items: {
+        type: 'object',
+        required: ['date', 'used'],
+        properties: {
+          date: { type: 'string', format: 'date', description: '`YYYY-MM-DD`.' },
+          used: { type: 'integer', minimum: 0 },
+        },
       },
     },
   },

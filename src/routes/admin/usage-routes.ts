@@ -1,12 +1,11 @@
 /**
  * @module routes/admin/usage-routes
  * Usage for operators: requests per key in a month (`plauder usage`), and one key's last
- * twelve months for the console's chart.
+ * twelve months and the days of the current one, for the console's charts.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
-import { usageUnderPlan } from '../../operations/plan-operations.js';
-import { monthUsageReport } from '../../operations/usage-operations.js';
+import { keyUsageHistory, monthUsageReport } from '../../operations/usage-operations.js';
 import type { AppDeps } from '../../services.js';
 import { errorRef } from '../schemas.js';
 import {
@@ -17,29 +16,9 @@ import {
   monthUsageReportSchema,
 } from './admin-schemas.js';
 
-const HISTORY_MONTHS = 12;
-
-/**
- * How far the current quota month has come, in the quota time zone: today is day
- * `day` of `days`. Usage is counted per month only, so this is what a daily average needs.
- */
-export function daysOfMonth(nowMs: number, timeZone: string): { day: number; days: number } {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-  }).formatToParts(nowMs);
-  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const year = part('year');
-  const month = part('month');
-  return { day: part('day'), days: new Date(Date.UTC(year, month, 0)).getUTCDate() };
-}
 const tags = ['admin usage'];
 
 export async function adminUsageRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
-  const { plans } = services.config;
-
   app.get<{ Querystring: { month?: string } }>(
     '/admin/v1/usage',
     {
@@ -58,7 +37,7 @@ export async function adminUsageRoutes(app: FastifyInstance, { services }: AppDe
     '/admin/v1/keys/:id/usage',
     {
       schema: {
-        summary: "A key's requests in each of the last 12 months",
+        summary: "A key's requests in each of the last 12 months and each day of this month",
         tags,
         security: adminSecurity,
         params: keyIdParams,
@@ -66,16 +45,9 @@ export async function adminUsageRoutes(app: FastifyInstance, { services }: AppDe
       },
     },
     async (request) => {
-      const key = await services.keys.get(request.params.id);
-      if (!key) throw new ApiError('key_not_found');
-      const now = services.clock();
-      const months = await services.quota.history(key.id, now, HISTORY_MONTHS);
-      return {
-        id: key.id,
-        limit: usageUnderPlan(plans, key.plan, 0, 0).limit,
-        months,
-        currentMonth: daysOfMonth(now, services.config.quotaTimeZone),
-      };
+      const history = await keyUsageHistory(services, request.params.id);
+      if (!history.ok) throw new ApiError('key_not_found');
+      return history.value;
     },
   );
 }

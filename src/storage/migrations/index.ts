@@ -7,12 +7,14 @@ import * as initial from './001-initial.js';
 import * as sessionWindow from './002-session-window.js';
 import * as idempotency from './003-idempotency.js';
 import * as limitsAndEvents from './004-limits-and-events.js';
+import * as usageDays from './005-usage-days.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-session-window': sessionWindow,
   '003-idempotency': idempotency,
   '004-limits-and-events': limitsAndEvents,
+  '005-usage-days': usageDays,
 };
 
 /** The schema version this build expects: the name of its last migration. */

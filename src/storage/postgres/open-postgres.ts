@@ -45,6 +45,7 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
     db,
     features: {
       skipLocked: true,
+      writingCtes: true,
       changesElsewhere: keyChanges.count,
       announceKeyChange: { sql: `select pg_notify('${KEY_CHANNEL}', '')`, parameters: [] },
     },

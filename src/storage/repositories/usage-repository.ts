@@ -7,10 +7,26 @@
  *
  * A reservation that reaches a watched count (80 % and 100 % of the month, for events) is
  * committed together with the writes that record it: those few run as a read-modify-write
- * (`runAtomically`); every other reservation is the single statement.
+ * (`runAtomically`); every other reservation is the single statement (on SQLite followed by
+ * its day's statement in the same job, see below).
+ *
+ * An admitted reservation also counts its day (`usage_days`), and a refund gives the day
+ * back, in the same transaction, so the days of a month add up to its count. Where the
+ * database has data-modifying CTEs (PostgreSQL) the day rides in the reservation's own
+ * statement, which writes it only when the month's upsert admitted the request: still one
+ * statement, one round trip. Elsewhere (SQLite) the day is a second statement in the
+ * reservation's read-modify-write, which the direct runner commits in the same group.
  */
 import type { Kysely } from 'kysely';
-import { prepareQuery, runAtomically, type WriteStep } from '../prepared-query.js';
+import type { StoreFeatures } from '../dialect.js';
+import {
+  type BoundQuery,
+  type Param,
+  type PreparedQuery,
+  prepareQuery,
+  runAtomically,
+  type WriteStep,
+} from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
 export interface UsageRow {
@@ -26,6 +42,8 @@ export interface UsageRow {
 export interface ReserveRequest {
   readonly keyId: string;
   readonly month: string;
+  /** The request's day (`YYYY-MM-DD` in the quota time zone), counted when admitted. */
+  readonly day: string;
   readonly limit: number;
   /** The clock minute (Unix ms / 60 000) the request falls in. */
   readonly minute: number;
@@ -52,13 +70,24 @@ export type ReserveOutcome =
 export interface UsageRepository {
   /** Counts one request if the month and the minute both have room; else counts nothing. */
   reserve(request: ReserveRequest): Promise<ReserveOutcome>;
-  /** Gives back one reserved request (the core failed), to the minute too while it lasts. */
-  refund(keyId: string, month: string, minute?: number): Promise<void>;
+  /**
+   * Gives back one reserved request (the core failed), to the minute too while it lasts,
+   * and to its day when given.
+   */
+  refund(keyId: string, month: string, minute?: number, day?: string): Promise<void>;
   used(keyId: string, month: string): Promise<number>;
   /** The month's row (zeros when there is none). */
   row(keyId: string, month: string): Promise<UsageRow>;
   forMonth(month: string): Promise<UsageRow[]>;
   forKey(keyId: string): Promise<UsageRow[]>;
+  /** A key's days from `first` to `last` (`YYYY-MM-DD`, inclusive) with requests, in order. */
+  days(keyId: string, first: string, last: string): Promise<DayUsageRow[]>;
+}
+
+export interface DayUsageRow {
+  /** `YYYY-MM-DD` in the quota time zone. */
+  readonly day: string;
+  readonly used: number;
 }
 
 /** "No per-minute limit": above any count, and within PostgreSQL's integer. */
@@ -67,7 +96,9 @@ const NO_LIMIT = 2_147_483_647;
 const UNWATCHED = 0;
 
 type KeyMonth = { keyId: string; month: string };
+type KeyDay = { keyId: string; day: string };
 type ReserveParams = KeyMonth & {
+  day: string;
   minute: number;
   limit: number;
   minuteLimit: number;
@@ -76,52 +107,102 @@ type ReserveParams = KeyMonth & {
 };
 type CountsRow = { used: number; minute_used: number };
 
-export function createUsageRepository(db: Kysely<Database>): UsageRepository {
-  const upsert = (watched: boolean) =>
-    prepareQuery<ReserveParams, CountsRow>((p) =>
-      db
-        .insertInto('usage')
-        .values({
-          key_id: p<string>('keyId'),
-          month: p<string>('month'),
-          used: 1,
-          minute: p<number>('minute'),
-          minute_used: 1,
-        })
-        .onConflict((oc) =>
-          oc
-            .columns(['key_id', 'month'])
-            .doUpdateSet((eb) => ({
-              used: eb('usage.used', '+', 1),
-              minute_used: eb
-                .case()
-                .when('usage.minute', '=', eb.ref('excluded.minute'))
-                .then(eb('usage.minute_used', '+', 1))
-                .else(1)
-                .end(),
-              minute: eb.ref('excluded.minute'),
-            }))
-            .where((eb) => {
-              const room = [
-                eb('usage.used', '<', p<number>('limit')),
-                eb.or([
-                  eb('usage.minute', '<>', eb.ref('excluded.minute')),
-                  eb('usage.minute_used', '<', p<number>('minuteLimit')),
-                ]),
-              ];
-              // The single statement leaves watched counts to the atomic path.
-              if (!watched) {
-                room.push(eb(eb('usage.used', '+', 1), '<>', p<number>('watchA')));
-                room.push(eb(eb('usage.used', '+', 1), '<>', p<number>('watchB')));
-              }
-              return eb.and(room);
-            }),
+export function createUsageRepository(
+  db: Kysely<Database>,
+  features: StoreFeatures,
+): UsageRepository {
+  /** The month's conditional upsert; `watched` leaves watched counts to the atomic path. */
+  const monthUpsert = (p: Param, watched: boolean) =>
+    db
+      .insertInto('usage')
+      .values({
+        key_id: p<string>('keyId'),
+        month: p<string>('month'),
+        used: 1,
+        minute: p<number>('minute'),
+        minute_used: 1,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['key_id', 'month'])
+          .doUpdateSet((eb) => ({
+            used: eb('usage.used', '+', 1),
+            minute_used: eb
+              .case()
+              .when('usage.minute', '=', eb.ref('excluded.minute'))
+              .then(eb('usage.minute_used', '+', 1))
+              .else(1)
+              .end(),
+            minute: eb.ref('excluded.minute'),
+          }))
+          .where((eb) => {
+            const room = [
+              eb('usage.used', '<', p<number>('limit')),
+              eb.or([
+                eb('usage.minute', '<>', eb.ref('excluded.minute')),
+                eb('usage.minute_used', '<', p<number>('minuteLimit')),
+              ]),
+            ];
+            if (!watched) {
+              room.push(eb(eb('usage.used', '+', 1), '<>', p<number>('watchA')));
+              room.push(eb(eb('usage.used', '+', 1), '<>', p<number>('watchB')));
+            }
+            return eb.and(room);
+          }),
+      );
+
+  const upsert = (watched: boolean): PreparedQuery<ReserveParams, CountsRow> =>
+    features.writingCtes
+      ? prepareQuery<ReserveParams, CountsRow>((p) =>
+          db
+            .with('admitted', () =>
+              monthUpsert(p, watched).returning(['key_id', 'used', 'minute_used']),
+            )
+            // Runs whatever the outer select reads; inserts nothing when none was admitted.
+            .with('counted_day', (qc) =>
+              qc
+                .insertInto('usage_days')
+                .columns(['key_id', 'day', 'used'])
+                .expression((eb) =>
+                  eb
+                    .selectFrom('admitted')
+                    .select((s) => [
+                      'admitted.key_id',
+                      s.cast<string>(s.val(p<string>('day')), 'text').as('day'),
+                      s.lit(1).as('used'),
+                    ]),
+                )
+                .onConflict((oc) =>
+                  oc
+                    .columns(['key_id', 'day'])
+                    .doUpdateSet((eb) => ({ used: eb('usage_days.used', '+', 1) })),
+                ),
+            )
+            .selectFrom('admitted')
+            .select(['used', 'minute_used']),
         )
-        .returning(['used', 'minute_used']),
-    );
+      : prepareQuery<ReserveParams, CountsRow>((p) =>
+          monthUpsert(p, watched).returning(['used', 'minute_used']),
+        );
   const reserveQuery = upsert(false);
   const reserveWatchedQuery = upsert(true);
-  const refundQuery = prepareQuery<KeyMonth & { minute: number }, unknown>((p) =>
+
+  const dayCountQuery = prepareQuery<KeyDay, unknown>((p) =>
+    db
+      .insertInto('usage_days')
+      .values({ key_id: p<string>('keyId'), day: p<string>('day'), used: 1 })
+      .onConflict((oc) =>
+        oc
+          .columns(['key_id', 'day'])
+          .doUpdateSet((eb) => ({ used: eb('usage_days.used', '+', 1) })),
+      ),
+  );
+  /** The day's write that follows an admitted reservation, where its statement has none. */
+  const dayCount = (rows: readonly unknown[], params: KeyDay): BoundQuery[] =>
+    !features.writingCtes && rows.length > 0 ? [dayCountQuery.bind(params)] : [];
+
+  type RefundParams = KeyMonth & { minute: number };
+  const monthRefund = (p: Param) =>
     db
       .updateTable('usage')
       .set((eb) => ({
@@ -135,7 +216,39 @@ export function createUsageRepository(db: Kysely<Database>): UsageRepository {
       }))
       .where('key_id', '=', p<string>('keyId'))
       .where('month', '=', p<string>('month'))
-      .where('used', '>', 0),
+      .where('used', '>', 0);
+  const refundQuery = prepareQuery<RefundParams, unknown>((p) => monthRefund(p));
+  const dayRefund = (p: Param) =>
+    db
+      .updateTable('usage_days')
+      .set((eb) => ({ used: eb('used', '-', 1) }))
+      .where('key_id', '=', p<string>('keyId'))
+      .where('day', '=', p<string>('day'))
+      .where('used', '>', 0);
+  /** The month's refund, and the day's only when the month had something to give back. */
+  const refundWithDayQuery = features.writingCtes
+    ? prepareQuery<RefundParams & KeyDay, unknown>((p) =>
+        db
+          .with('refunded', () => monthRefund(p).returning('key_id'))
+          .updateTable('usage_days')
+          .set((eb) => ({ used: eb('usage_days.used', '-', 1) }))
+          .where('usage_days.key_id', '=', p<string>('keyId'))
+          .where('usage_days.day', '=', p<string>('day'))
+          .where('usage_days.used', '>', 0)
+          .where((eb) => eb.exists(eb.selectFrom('refunded').select('refunded.key_id'))),
+      )
+    : prepareQuery<RefundParams & KeyDay, { key_id: string }>((p) =>
+        monthRefund(p).returning('key_id'),
+      );
+  const dayRefundQuery = prepareQuery<KeyDay, unknown>((p) => dayRefund(p));
+  const daysQuery = prepareQuery<KeyDay & { last: string }, { day: string; used: number }>((p) =>
+    db
+      .selectFrom('usage_days')
+      .select(['day', 'used'])
+      .where('key_id', '=', p<string>('keyId'))
+      .where('day', '>=', p<string>('day'))
+      .where('day', '<=', p<string>('last'))
+      .orderBy('day'),
   );
   const rowQuery = prepareQuery<KeyMonth, { used: number; minute: number; minute_used: number }>(
     (p) =>
@@ -175,10 +288,11 @@ export function createUsageRepository(db: Kysely<Database>): UsageRepository {
 
   return {
     async reserve(request) {
-      const { keyId, month, limit, minute, watch } = request;
+      const { keyId, month, day, limit, minute, watch } = request;
       const params: ReserveParams = {
         keyId,
         month,
+        day,
         minute,
         limit,
         minuteLimit: request.minuteLimit ?? NO_LIMIT,
@@ -189,7 +303,11 @@ export function createUsageRepository(db: Kysely<Database>): UsageRepository {
       // A first request inserts the row with 1 unconditionally: only the atomic path may
       // insert a watched 1.
       if (!watch.includes(1)) {
-        const fast = admitted((await reserveQuery(db, params)).rows);
+        const fast = admitted(
+          features.writingCtes
+            ? (await reserveQuery(db, params)).rows
+            : await runAtomically(db, reserveQuery.bind(params), (rows) => dayCount(rows, params)),
+        );
         if (fast) return fast;
       }
       // No room, or a watched count: tell which from the row, or reserve atomically.
@@ -199,7 +317,8 @@ export function createUsageRepository(db: Kysely<Database>): UsageRepository {
         if (refused) return refused;
         const rows = await runAtomically(db, reserveWatchedQuery.bind(params), (result) => {
           const used = result[0] === undefined ? undefined : Number(result[0].used);
-          return used !== undefined && watch.includes(used) ? request.record(used) : [];
+          const recorded = used !== undefined && watch.includes(used) ? request.record(used) : [];
+          return [...dayCount(result, params), ...recorded];
         });
         const done = admitted(rows);
         if (done) return done;
@@ -208,8 +327,17 @@ export function createUsageRepository(db: Kysely<Database>): UsageRepository {
       }
     },
 
-    async refund(keyId, month, minute = -1) {
-      await refundQuery(db, { keyId, month, minute });
+    async refund(keyId, month, minute = -1, day) {
+      if (day === undefined) {
+        await refundQuery(db, { keyId, month, minute });
+        return;
+      }
+      const params = { keyId, month, minute, day };
+      if (features.writingCtes) await refundWithDayQuery(db, params);
+      else
+        await runAtomically(db, refundWithDayQuery.bind(params), (rows) =>
+          rows.length > 0 ? [dayRefundQuery.bind(params)] : [],
+        );
     },
 
     async used(keyId, month) {
@@ -235,6 +363,11 @@ export function createUsageRepository(db: Kysely<Database>): UsageRepository {
         .orderBy('month')
         .execute();
       return rows.map(toUsageRow);
+    },
+
+    async days(keyId, first, last) {
+      const { rows } = await daysQuery(db, { keyId, day: first, last });
+      return rows.map((r) => ({ day: r.day, used: Number(r.used) }));
     },
   };
 }

@@ -60,6 +60,7 @@ export function openSqlite(file: string): OpenedDatabase {
     features: {
       // One writer at a time: a conditional update claims rows without row locks.
       skipLocked: false,
+      writingCtes: false,
       // SQLite's data_version moves when another connection commits, never for our own.
       changesElsewhere,
     },
