@@ -4,7 +4,6 @@
  * listens: `server.ts` does that, tests and benchmarks listen on a loopback port.
  */
 import { randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyInstance,
@@ -13,6 +12,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
+import { createStopping, type Stopping } from './chat/run-core.js';
 import { createTakeTurn } from './chat/take-turn.js';
 import type { Config } from './config/config.js';
 import { type ConnectionGuard, guardConnections } from './connection-guard.js';
@@ -109,9 +109,9 @@ export async function buildApp(
   app.addSchema(errorBodySchema);
   await app.register(swagger, openApiOptions(config));
   installErrorHandlers(app);
-  installCommonHooks(app, metrics);
   const guard = guardConnections(app.server, config.limits.maxConnections);
-  installDrainOnClose(app, guard);
+  const closing = installDrainOnClose(app, guard);
+  installCommonHooks(app, metrics, closing);
 
   const stopping = stopTurnsOnClose(app, options.turnDrainMs ?? TURN_DRAIN_MS);
   const takeTurn = createTakeTurn(deps.services, deps.core, { stopping });
@@ -150,7 +150,7 @@ function loggerOptions(config: Config, options: BuildAppOptions): FastifyServerO
   };
 }
 
-function installCommonHooks(app: FastifyInstance, metrics: Metrics): void {
+function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () => boolean): void {
   /** One log line and the metrics of a request, when it is answered or its client left. */
   const observe = (request: FastifyRequest, reply: FastifyReply, status: number) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -177,46 +177,50 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics): void {
     );
   };
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Synchronous hooks (with `done`): an async hook costs a promise per request and hook.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('cache-control', 'no-store');
     reply.header('x-request-id', request.id);
+    if (closing()) reply.header('connection', 'close');
     // A client that leaves before its answer is complete: Fastify's onResponse never runs.
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished) return;
       request.chatOutcome = 'client_closed';
       observe(request, reply, CLIENT_CLOSED_STATUS);
     });
+    done();
   });
 
-  app.addHook('onResponse', async (request, reply) => observe(request, reply, reply.statusCode));
+  app.addHook('onResponse', (request, reply, done) => {
+    observe(request, reply, reply.statusCode);
+    done();
+  });
 }
 
 /** nginx's "client closed request": the status logged when nobody was left to answer. */
 const CLIENT_CLOSED_STATUS = 499;
 
-/** A signal that aborts once `close()` has waited `drainMs` for in-flight turns. */
-function stopTurnsOnClose(app: FastifyInstance, drainMs: number): AbortSignal {
-  const controller = new AbortController();
-  // Every turn in flight listens to it (and stops listening when it ends): many at once is
-  // the normal case, not a leak.
-  setMaxListeners(0, controller.signal);
+/** Stops the turns still waiting for their core once `close()` has waited `drainMs`. */
+function stopTurnsOnClose(app: FastifyInstance, drainMs: number): Stopping {
+  const stopping = createStopping();
   let timer: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
-    timer = setTimeout(() => controller.abort(), drainMs);
+    timer = setTimeout(() => stopping.stop(), drainMs);
     timer.unref();
   });
   app.addHook('onClose', async () => clearTimeout(timer));
-  return controller.signal;
+  return stopping;
 }
 
 /**
  * `close()` waits for in-flight requests, but a keep-alive client would hold its
- * connection open until the keep-alive timeout. While closing, every response says
- * `Connection: close`, and connections that fall idle are closed. So are connections that
- * never carried a request (a client's pre-opened spare): Node counts them as busy, and
- * `close()` would wait for its header timeout before they go.
+ * connection open until the keep-alive timeout. While closing, every response to a request
+ * that arrives says `Connection: close` (the common hooks ask `closing()`), and connections
+ * that fall idle are closed. So are connections that never carried a request (a client's
+ * pre-opened spare): Node counts them as busy, and `close()` would wait for its header
+ * timeout before they go.
  */
-function installDrainOnClose(app: FastifyInstance, guard: ConnectionGuard): void {
+function installDrainOnClose(app: FastifyInstance, guard: ConnectionGuard): () => boolean {
   let closing = false;
   let sweeper: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
@@ -227,10 +231,8 @@ function installDrainOnClose(app: FastifyInstance, guard: ConnectionGuard): void
     }, 50);
     sweeper.unref();
   });
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
-  });
   app.addHook('onClose', async () => clearInterval(sweeper));
+  return () => closing;
 }
 
 function openApiOptions(config: Config) {

@@ -27,9 +27,40 @@ export type CoreResult =
 export interface CoreLimits {
   /** Aborts when the client has gone away. */
   readonly client: AbortSignal;
-  /** Aborts when the service stops and in-flight turns may no longer wait. */
-  readonly stopping: AbortSignal;
+  /** Tells when the service stops and in-flight turns may no longer wait. */
+  readonly stopping: Stopping;
   readonly timeoutMs: number;
+}
+
+/**
+ * The service stopping, as every turn waiting for its core hears of it. A set of callbacks
+ * rather than an AbortSignal: adding and removing an EventTarget listener on every turn
+ * cost more than the rest of this module's bookkeeping.
+ */
+export interface Stopping {
+  readonly stopped: boolean;
+  /** Calls `listener` once when the service stops; returns how to stop listening. */
+  watch(listener: () => void): () => void;
+}
+
+export function createStopping(): Stopping & { stop(): void } {
+  const listeners = new Set<() => void>();
+  let stopped = false;
+  return {
+    get stopped() {
+      return stopped;
+    },
+    watch(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const listener of listeners) listener();
+      listeners.clear();
+    },
+  };
 }
 
 export async function runCore(
@@ -60,9 +91,9 @@ export async function runCore(
     controller.abort(cause);
   };
   client.addEventListener('abort', onClientGone, { once: true });
-  stopping.addEventListener('abort', onStopping, { once: true });
+  const unwatch = stopping.watch(onStopping);
   if (client.aborted) onClientGone();
-  else if (stopping.aborted) onStopping();
+  else if (stopping.stopped) onStopping();
   try {
     const asking = onDelta
       ? askStreamed(core, { ...request, signal }, onDelta)
@@ -71,7 +102,7 @@ export async function runCore(
   } finally {
     clearTimeout(timer);
     client.removeEventListener('abort', onClientGone);
-    stopping.removeEventListener('abort', onStopping);
+    unwatch();
   }
 }
 

@@ -30,7 +30,7 @@ import { parseIdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { Claim, KeptOutcome, RequestFingerprint } from '../idempotency/idempotency-service.js';
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
-import { type CoreFailureCode, runCore } from './run-core.js';
+import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
 
 /** The authenticated key, as the turn needs it (its plan's limits: see QuotaKey). */
@@ -137,7 +137,7 @@ export interface TakeTurnOptions {
    * Aborts when the service is stopping and turns still waiting for the core must end:
    * they are refunded and answered as failed, so nothing is counted that was not delivered.
    */
-  readonly stopping?: AbortSignal;
+  readonly stopping?: Stopping;
 }
 
 export function createTakeTurn(
@@ -145,7 +145,7 @@ export function createTakeTurn(
   core: CoreAdapter,
   options: TakeTurnOptions = {},
 ): TakeTurn {
-  const stopping = options.stopping ?? new AbortController().signal;
+  const stopping = options.stopping ?? createStopping();
   const { quota, sessions, idempotency, clock, config } = services;
 
   /** Rows 2-10, once the idempotency key (if any) is claimed. */
