@@ -248,17 +248,35 @@ export function createTakeTurn(
     if (signal.aborted) return failed({ kind: 'client_closed' });
 
     const reply = result.reply;
-    const usage = result.usage ?? estimateUsage(coreRequest, reply);
+    // Estimated only when someone asks (/v1, MCP, a kept outcome): counting the characters
+    // of a 20-turn history costs more than the rest of the turn's bookkeeping.
+    let estimated: TokenUsage | undefined;
+    const usage = () => result.usage ?? (estimated ??= estimateUsage(coreRequest, reply));
     try {
-      const outcome: KeptOutcome = { kind: 'reply', reply, language, usage, ...stamp };
-      const kept = claim?.keep(outcome);
+      const outcome = (): KeptOutcome => ({
+        kind: 'reply',
+        reply,
+        language,
+        usage: usage(),
+        ...stamp,
+      });
+      const kept = claim?.keep(outcome());
       const turn = { message: request.message, reply, language };
       const stored = session ? await session.record(turn, clock(), kept ? [kept] : []) : false;
-      if (!stored) await claim?.keepNow(outcome);
+      if (!stored) await claim?.keepNow(outcome());
     } catch (cause) {
       return failed({ kind: 'failed', code: 'internal_error', cause });
     }
-    return { kind: 'reply', reply, quota: reservation.state, usage, replayed: false, ...stamp };
+    return {
+      kind: 'reply',
+      reply,
+      quota: reservation.state,
+      get usage() {
+        return usage();
+      },
+      replayed: false,
+      ...stamp,
+    };
   }
 
   async function replay(key: TurnKey, outcome: KeptOutcome): Promise<TurnDecision> {

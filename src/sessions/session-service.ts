@@ -24,7 +24,7 @@ export interface StoredSessionTurn extends Turn {
 /** A session as one request sees it: its memory, and how to add this request's turn. */
 export interface OpenSession {
   /** The memory window, oldest first; empty for a new or expired session. */
-  readonly history: Turn[];
+  readonly history: readonly Turn[];
   /**
    * Appends a turn after the turns stored by then (also those stored since `open`), and
    * commits the writes in `together` in the same transaction. False when the service keeps
@@ -207,12 +207,22 @@ export function createSessionService(
   }
 
   const toTurn = ([message, reply, language]: WindowEntry): Turn => ({ message, reply, language });
+  // A window kept in memory serves many turns: its turns are made once, not per turn.
+  const histories = new WeakMap<readonly WindowEntry[], readonly Turn[]>();
+  const historyOf = (entries: readonly WindowEntry[]): readonly Turn[] => {
+    let history = histories.get(entries);
+    if (history === undefined) {
+      history = entries.map(toTurn);
+      histories.set(entries, history);
+    }
+    return history;
+  };
 
   return {
     async open(keyId, sessionId, nowMs) {
       const state = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
       return {
-        history: state.entries.map(toTurn),
+        history: historyOf(state.entries),
         record: (turn, at, together) => append(keyId, state, turn, at, together),
         conversationId: sealer.conversationId(keyId, sessionId),
       };
