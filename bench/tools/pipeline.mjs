@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+/**
+ * CPU per chat request of the whole app in process: Fastify, hooks, the turn use case,
+ * SQLite, the placeholder core, through `app.inject` (no sockets, no load generator, so far
+ * less noise than the HTTP bench on a shared machine). 50 requests in flight, after 3 000
+ * warm-up requests (30 turns on each of 100 sessions).
+ *
+ *   node bench/tools/pipeline.mjs <checkout> <session|plain> [requests]
+ *
+ * `<checkout>` is a built tree (its dist/): this one, or an earlier commit checked out with
+ * `git worktree add` (and node_modules linked), to compare two builds run after one another,
+ * alternating, several times.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const [rootArg = '.', kind = 'session', n = '20000'] = process.argv.slice(2);
+const root = (await import('node:path')).resolve(rootArg);
+const total = Number(n);
+const { buildApp } = await import(`${root}/dist/app.js`);
+const { loadConfig } = await import(`${root}/dist/config/config.js`);
+const { createServices } = await import(`${root}/dist/services.js`);
+const { createStore } = await import(`${root}/dist/storage/create-database.js`);
+const { loadSecret } = await import(`${root}/dist/storage/secret.js`);
+const { createCore } = await import(`${root}/dist/core/create-core.js`);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inj-'));
+const env = {
+  PLAUDER_DATABASE_URL: `sqlite:${dir}/p.db`,
+  PLAUDER_SECRET: Buffer.alloc(32, 7).toString('base64'),
+  PLAUDER_PLANS: 'standard=1000,plus=5000,bench=1000000000',
+  PLAUDER_LOG_LEVEL: 'info',
+  PLAUDER_CORE: 'placeholder',
+};
+const config = loadConfig(env);
+const store = await createStore(config.database);
+const services = createServices(config, store, loadSecret(config.secret), Date.now);
+const core = await createCore(config.core);
+const devnull = fs.createWriteStream('/dev/null');
+const app = await buildApp(config, { services, core }, { logStream: devnull });
+await app.ready();
+const issued = await services.keys.create({ name: 'b', plan: 'bench' });
+const key = (issued.value ?? issued).key;
+const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+let i = 0;
+const one = async () => {
+  const k = i++;
+  const body =
+    kind === 'session'
+      ? { message: 'Wie viele Anfragen habe ich?', sessionId: `s${k % 100}` }
+      : { message: 'Wie viele Anfragen habe ich?' };
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/chat',
+    headers,
+    payload: JSON.stringify(body),
+  });
+  if (res.statusCode !== 200) throw new Error(res.body);
+};
+const run = async (count) => {
+  i = 0;
+  let left = count;
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (left-- > 0) await one();
+    }),
+  );
+};
+await run(3000); // warm-up, and 30 turns per session
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+await run(total);
+const cpu = process.cpuUsage(cpu0);
+const ms = performance.now() - t0;
+console.log(
+  JSON.stringify({
+    root,
+    kind,
+    cpuUsPerReq: +((cpu.user + cpu.system) / total).toFixed(1),
+    wallUsPerReq: +((ms * 1000) / total).toFixed(1),
+  }),
+);
+await app.close();
+await store.close();
+fs.rmSync(dir, { recursive: true, force: true });
