@@ -96,8 +96,8 @@ export async function runCore(
   else if (stopping.stopped) onStopping();
   try {
     const asking = onDelta
-      ? askStreamed(core, { ...request, signal }, onDelta)
-      : ask(core, { ...request, signal });
+      ? askStreamed(core, request, signal, onDelta)
+      : ask(core, request, signal);
     return await Promise.race([asking, stopped]);
   } finally {
     clearTimeout(timer);
@@ -106,10 +106,17 @@ export async function runCore(
   }
 }
 
-async function ask(core: CoreAdapter, request: CoreRequest): Promise<CoreResult> {
+/** What a turn hands the core, before its signal and usage callback are added. */
+type TurnCoreRequest = Omit<CoreRequest, 'signal'>;
+
+async function ask(
+  core: CoreAdapter,
+  request: TurnCoreRequest,
+  signal: AbortSignal,
+): Promise<CoreResult> {
   try {
     let usage: TokenUsage | undefined;
-    const reply = await core.reply(withUsage(request, (counted) => (usage = counted)));
+    const reply = await core.reply(forCore(request, signal, (counted) => (usage = counted)));
     if (typeof reply !== 'string' || reply.trim().length === 0) return emptyReply();
     return { ok: true, reply, usage };
   } catch (error) {
@@ -119,22 +126,23 @@ async function ask(core: CoreAdapter, request: CoreRequest): Promise<CoreResult>
 
 async function askStreamed(
   core: CoreAdapter,
-  request: CoreRequest,
+  request: TurnCoreRequest,
+  signal: AbortSignal,
   onDelta: (text: string) => void,
 ): Promise<CoreResult> {
-  const { signal } = request;
   const pass = (text: string) => {
     if (!signal.aborted) onDelta(text);
   };
   if (!core.stream) {
-    const result = await ask(core, request);
+    const result = await ask(core, request, signal);
     if (result.ok) pass(result.reply);
     return result;
   }
   let usage: TokenUsage | undefined;
   const trimmer = createTrimmer(pass);
   try {
-    for await (const chunk of core.stream(withUsage(request, (counted) => (usage = counted)))) {
+    const streamed = core.stream(forCore(request, signal, (counted) => (usage = counted)));
+    for await (const chunk of streamed) {
       if (signal.aborted) break;
       if (chunk.type === 'delta') trimmer.push(chunk.text);
       else usage = { promptTokens: chunk.promptTokens, completionTokens: chunk.completionTokens };
@@ -174,9 +182,15 @@ function createTrimmer(pass: (text: string) => void) {
   };
 }
 
-function withUsage(request: CoreRequest, onUsage: (usage: TokenUsage) => void): CoreRequest {
+/** The request with the turn's signal, and its usage reported to the turn too (one copy). */
+function forCore(
+  request: TurnCoreRequest,
+  signal: AbortSignal,
+  onUsage: (usage: TokenUsage) => void,
+): CoreRequest {
   return {
     ...request,
+    signal,
     onUsage: (usage) => {
       onUsage(usage);
       request.onUsage?.(usage);

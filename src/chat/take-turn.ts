@@ -167,27 +167,17 @@ export function createTakeTurn(
     | { ok: true; request: MessageRequest; reservation: Reserved }
     | { ok: false; decision: TurnDecision }
   > {
-    const { key, language, request, signal } = input;
-    const decided = (decision: TurnDecision) => ({ ok: false as const, decision });
-    const softError = async (code: SoftErrorCode, state: QuotaState, detail?: ProblemDetail) => {
-      const details = detail === undefined ? {} : { detail };
-      await claim?.keepNow({ kind: 'soft_error', code, language, ...details, ...stamp });
-      return decided({
-        kind: 'soft_error',
-        code,
-        ...details,
-        quota: state,
-        replayed: false,
-        ...stamp,
-      });
-    };
-    if (!key.active) return softError('plan_inactive', await quota.current(key, now));
+    const { key, request, signal } = input;
+    if (!key.active) {
+      const state = await quota.current(key, now);
+      return softError(input, claim, stamp, 'plan_inactive', state);
+    }
     if (!request.ok) {
       const state = await quota.current(key, now);
       if (state.used >= state.limit) return decided({ kind: 'quota_exceeded', quota: state });
       if (state.minute && state.minute.used >= state.minute.limit)
         return decided({ kind: 'rate_limited', quota: state });
-      return softError(request.code, state, request.detail);
+      return softError(input, claim, stamp, request.code, state, request.detail);
     }
     if (signal.aborted) return decided({ kind: 'client_closed' });
 
@@ -195,6 +185,33 @@ export function createTakeTurn(
     if (reservation.ok) return { ok: true, request, reservation };
     const kind = reservation.refusedBy === 'minute' ? 'rate_limited' : 'quota_exceeded';
     return decided({ kind, quota: reservation.state });
+  }
+
+  /** A soft error: kept for the idempotency key (if any), answered with the quota as it is. */
+  async function softError(
+    input: TurnInput,
+    claim: Claim | undefined,
+    stamp: TurnStamp,
+    code: SoftErrorCode,
+    state: QuotaState,
+    detail?: ProblemDetail,
+  ): Promise<{ ok: false; decision: TurnDecision }> {
+    const details = detail === undefined ? {} : { detail };
+    await claim?.keepNow({
+      kind: 'soft_error',
+      code,
+      language: input.language,
+      ...details,
+      ...stamp,
+    });
+    return decided({
+      kind: 'soft_error',
+      code,
+      ...details,
+      quota: state,
+      replayed: false,
+      ...stamp,
+    });
   }
 
   /**
@@ -210,10 +227,7 @@ export function createTakeTurn(
     stamp: TurnStamp,
   ): Promise<TurnDecision> {
     const { key, language, signal } = input;
-    const failed = async (decision: TurnDecision) => {
-      await reservation.refund();
-      return decision;
-    };
+    const failed = (decision: TurnDecision) => refunded(reservation, decision);
     let session: Awaited<ReturnType<typeof sessions.open>> | undefined;
     try {
       session =
@@ -327,6 +341,16 @@ export function createTakeTurn(
       }
     }
   };
+}
+
+function decided(decision: TurnDecision): { ok: false; decision: TurnDecision } {
+  return { ok: false, decision };
+}
+
+/** Nothing was delivered: the reserved unit goes back, then the decision stands. */
+async function refunded(reservation: Reserved, decision: TurnDecision): Promise<TurnDecision> {
+  await reservation.refund();
+  return decision;
 }
 
 /** A database failure anywhere in the turn is a technical error, decided like the others. */
