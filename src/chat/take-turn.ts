@@ -265,7 +265,11 @@ export function createTakeTurn(
     // Estimated only when someone asks (/v1, MCP, a kept outcome): counting the characters
     // of a 20-turn history costs more than the rest of the turn's bookkeeping.
     let estimated: TokenUsage | undefined;
-    const usage = () => result.usage ?? (estimated ??= estimateUsage(coreRequest, reply));
+    const usage = () => {
+      if (result.usage !== undefined) return result.usage;
+      if (estimated === undefined) estimated = estimateUsage(coreRequest, reply);
+      return estimated;
+    };
     try {
       const outcome = (): KeptOutcome => ({
         kind: 'reply',
