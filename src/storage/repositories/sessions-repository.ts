@@ -3,8 +3,8 @@
  * Sessions and their sealed memory windows, always addressed by (key id, session hash):
  * there is no query that reaches a session without the key id it belongs to.
  */
-import type { Kysely } from 'kysely';
-import { prepareQuery, runAtomically, type WriteStep } from '../prepared-query.js';
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import { type Param, prepareQuery, runAtomically, type WriteStep } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
 /** What identifies a session's stored state without its window. */
@@ -125,18 +125,7 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
   >((p) =>
     db
       .updateTable('sessions')
-      .set((eb) => ({
-        turn_count: p<number>('count'),
-        last_active_at: p<number>('now'),
-        sealed_window: p<string>('sealed'),
-        // An expired session that starts afresh is a new conversation.
-        created_at: eb
-          .case()
-          .when('last_active_at', '<', p<number>('activeSince'))
-          .then(p<number>('now'))
-          .else(eb.ref('created_at'))
-          .end(),
-      }))
+      .set((eb) => ({ turn_count: p<number>('count'), ...turnWritten(eb, p) }))
       .where('key_id', '=', p<string>('keyId'))
       .where('session_hash', '=', p<string>('hash')),
   );
@@ -160,17 +149,7 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
   >((p) =>
     db
       .updateTable('sessions')
-      .set((eb) => ({
-        turn_count: eb(eb.ref('turn_count'), '+', 1),
-        last_active_at: p<number>('now'),
-        sealed_window: p<string>('sealed'),
-        created_at: eb
-          .case()
-          .when('last_active_at', '<', p<number>('activeSince'))
-          .then(p<number>('now'))
-          .else(eb.ref('created_at'))
-          .end(),
-      }))
+      .set((eb) => ({ turn_count: eb(eb.ref('turn_count'), '+', 1), ...turnWritten(eb, p) }))
       .where('key_id', '=', p<string>('keyId'))
       .where('session_hash', '=', p<string>('hash'))
       .where('turn_count', '=', p<number>('expected'))
@@ -269,6 +248,21 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
+  };
+}
+
+/** The columns every stored turn sets besides its count (parameters `now`, `sealed`, `activeSince`). */
+function turnWritten(eb: ExpressionBuilder<Database, 'sessions'>, p: Param) {
+  return {
+    last_active_at: p<number>('now'),
+    sealed_window: p<string>('sealed'),
+    // An expired session that starts afresh is a new conversation.
+    created_at: eb
+      .case()
+      .when('last_active_at', '<', p<number>('activeSince'))
+      .then(p<number>('now'))
+      .else(eb.ref('created_at'))
+      .end(),
   };
 }
 
