@@ -32,6 +32,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A worker keeps the modules it imported for its next file: importing the app's graph
+    // (Fastify, Kysely, the MCP SDK) through Vite once per file was a third of the suite's
+    // CPU. Every file starts its own servers and databases and restores what it changes,
+    // and each project (dialect) has workers of its own.
+    isolate: false,
     // Most tests wait on child processes and sockets, so two files at a time fit two cores.
     maxWorkers: 2,
     reporters: ['default'],

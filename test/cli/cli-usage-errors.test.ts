@@ -3,15 +3,19 @@
  * nothing, touches no database), `--version` from package.json, argument errors that name
  * the argument and the valid choices (exit 2), the admin API's rules and messages, and the
  * database named when a command creates it or finds no keys in it.
+ * The many checks of texts run the CLI in this process (runCliInProcess); the executable
+ * itself is run for its exit codes and streams ("the executable") and where the working
+ * directory matters.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { CLI, type CliResult, runCli } from '../helpers/processes.js';
 
 const root = path.resolve(path.dirname(CLI), '../..');
-const version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+const packageVersion = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
 
 let dir: string;
 let env: Record<string, string>;
@@ -24,7 +28,7 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function cli(...args: string[]): Promise<CliResult> {
-  return runCli(args, env);
+  return runCliInProcess(args, env);
 }
 
 const COMMANDS = [
@@ -85,8 +89,42 @@ describe('--help and --version', () => {
     for (const flag of ['--version', '-V']) {
       const res = await cli(flag);
       expect(res.code).toBe(0);
-      expect(res.stdout).toBe(`plauder ${version}\n`);
+      expect(res.stdout).toBe(`plauder ${packageVersion}\n`);
     }
+  });
+});
+
+describe('the executable', () => {
+  it('exits 0 after --help and --version, 2 after a usage error, with the texts on stdout and stderr', async () => {
+    const help = await runCli(['keys', 'create', '--help'], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: plauder keys create/);
+    expect(help.stderr).toBe('');
+    const version = await runCli(['--version'], env);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toBe(`plauder ${packageVersion}\n`);
+    const missing = await runCli(['keys', 'rotate'], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/^plauder keys rotate: missing argument ID/);
+    const bare = await runCli([], env);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/plauder keys create/);
+    expect(fs.existsSync(databaseFile())).toBe(false);
+  });
+
+  it('exits 1 when a change is refused, with the message on stderr', async () => {
+    const created = await runCli(
+      ['keys', 'create', '--name', 'Exe', '--plan', 'standard', '--json'],
+      env,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { id } = JSON.parse(created.stdout);
+    expect((await runCli(['keys', 'revoke', id], env)).code).toBe(0);
+    const again = await runCli(['keys', 'revoke', id], env);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toBe(`Key ${id}: The key is revoked and can no longer be changed.\n`);
   });
 });
 
@@ -99,7 +137,7 @@ describe('argument errors name the argument and the choices, exit 2', () => {
   });
 
   it('keys create --name x without --plan names --plan and the configured plans', async () => {
-    const res = await runCli(['keys', 'create', '--name', 'x'], {
+    const res = await runCliInProcess(['keys', 'create', '--name', 'x'], {
       ...env,
       PLAUDER_PLANS: 'standard=1000,plus=5000,gold=9000',
     });

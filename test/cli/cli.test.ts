@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { type CliResult, runCli } from '../helpers/processes.js';
 import {
   chat,
@@ -338,7 +339,7 @@ describe('plauder usage', () => {
   it.concurrent.each(['2020-13', '2020-1', 'January', ''])(
     'refuses --month %j with exit 2',
     async (value) => {
-      const res = await cli('usage', '--month', value);
+      const res = await runCliInProcess(['usage', '--month', value], server.env);
       expect(res.code).toBe(2);
       expect(res.stderr).toMatch(/--month|YYYY-MM/);
       expect(res.stdout).toBe('');
@@ -356,7 +357,7 @@ describe('the command line itself', () => {
   });
 
   it('answers an unknown keys subcommand with exit 2 and the usage', async () => {
-    const res = await cli('keys', 'explode');
+    const res = await runCliInProcess(['keys', 'explode'], server.env);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/usage: plauder keys/i);
   });

@@ -1,12 +1,46 @@
 /**
  * Before the PostgreSQL project runs: is the server there? One clear message instead of
  * hundreds of connection errors. `.ci/run` starts PostgreSQL when it is down.
+ *
+ * Then one database is created and migrated as the template of every test database (see
+ * test-database.ts): copying it is quicker than migrating each of the hundreds of
+ * databases the project creates. Dropped when the project ends.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { redactUrl } from '../../src/config/config.js';
-import { POSTGRES_ADMIN_URL } from './test-database.js';
+import type { TestProject } from 'vitest/node';
+import { loadConfig, redactUrl } from '../../src/config/config.js';
+import { createStore } from '../../src/storage/create-database.js';
+import { POSTGRES_ADMIN_URL, withClient } from './test-database.js';
 
-export async function setup(): Promise<void> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The migrated database test databases are copied from. */
+    postgresTemplate: string;
+  }
+}
+
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  await reachable();
+  const template = `plauder_template_${process.pid}_${randomBytes(5).toString('hex')}`;
+  await withClient(POSTGRES_ADMIN_URL, (client) => client.query(`create database "${template}"`));
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${template}`;
+  const config = loadConfig({
+    PLAUDER_DATABASE_URL: url.href,
+    PLAUDER_SECRET: randomBytes(32).toString('base64'),
+  });
+  const store = await createStore(config.database);
+  await store.close();
+  project.provide('postgresTemplate', template);
+  return async () => {
+    await withClient(POSTGRES_ADMIN_URL, (client) =>
+      client.query(`drop database if exists "${template}" with (force)`),
+    );
+  };
+}
+
+async function reachable(): Promise<void> {
   const client = new pg.Client({
     connectionString: POSTGRES_ADMIN_URL,
     connectionTimeoutMillis: 5000,

@@ -89,9 +89,15 @@ export function startServerProcess(
   });
 }
 
-/** The parent's environment without PLAUDER_* settings that would leak into a test. */
+/**
+ * The environment of a spawned server or CLI: the test process's own, without its PLAUDER_
+ * settings. Servers keep idle connections for a minute: with the default 5 s, a test that
+ * waits a few seconds (a CLI command on a busy machine) between two requests can send its
+ * next request on a connection the server is closing that moment ("other side closed"), a
+ * race of the test's keep-alive client, not of the service.
+ */
 function baseEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { PLAUDER_KEEP_ALIVE_TIMEOUT: '60s' };
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !name.startsWith('PLAUDER_') && name !== 'PORT' && name !== 'HOST')
       env[name] = value;

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { inject } from 'vitest';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -42,13 +43,26 @@ export function tempDir(prefix = 'plauder-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** `adminUrl`: create the PostgreSQL database on another server (e.g. a private one). */
+/**
+ * `adminUrl`: create the PostgreSQL database on another server (e.g. a private one).
+ * A PostgreSQL database on the shared server is a copy of the project's migrated template
+ * (postgres-setup.ts) unless `empty` is asked for (a test of the migrations themselves);
+ * one on another server is empty. A SQLite file is always created by its first server.
+ */
 export async function createTestDatabase(
   dialect = TEST_DIALECT,
   adminUrl = POSTGRES_ADMIN_URL,
+  { empty = false }: { empty?: boolean } = {},
 ): Promise<TestDatabase> {
   const dir = tempDir();
-  return dialect === 'sqlite' ? sqliteDatabase(dir) : await postgresDatabase(dir, adminUrl);
+  if (dialect === 'sqlite') return sqliteDatabase(dir);
+  const template = empty || adminUrl !== POSTGRES_ADMIN_URL ? undefined : migratedTemplate();
+  return await postgresDatabase(dir, adminUrl, template);
+}
+
+/** The template the PostgreSQL project provides; none in the SQLite project. */
+function migratedTemplate(): string | undefined {
+  return inject('postgresTemplate');
 }
 
 function sqliteDatabase(dir: string): TestDatabase {
@@ -73,10 +87,15 @@ function sqliteDatabase(dir: string): TestDatabase {
   };
 }
 
-async function postgresDatabase(dir: string, adminUrl: string): Promise<TestDatabase> {
+async function postgresDatabase(
+  dir: string,
+  adminUrl: string,
+  template: string | undefined,
+): Promise<TestDatabase> {
   const name = `plauder_test_${process.pid}_${randomBytes(5).toString('hex')}`;
   const admin = <T>(run: (client: pg.Client) => Promise<T>) => withClient(adminUrl, run);
-  await admin((client) => client.query(`create database "${name}"`));
+  const from = template === undefined ? '' : ` template "${template}"`;
+  await admin((client) => client.query(`create database "${name}"${from}`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
@@ -128,7 +147,10 @@ async function postgresFiles(adminUrl: string, name: string): Promise<Buffer[]> 
   return files;
 }
 
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  url: string,
+  run: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -53,6 +53,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const env: Record<string, string> = {
     ...database.env,
     PLAUDER_LOG_LEVEL: 'info',
+    // See baseEnv in processes.ts: no keep-alive race between a test's requests.
+    PLAUDER_KEEP_ALIVE_TIMEOUT: '60s',
     ...options.env,
   };
   const config = loadConfig(env);

@@ -9,7 +9,11 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { type PrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres.js';
 import { runCli, type ServerProcess, startServerProcess } from '../helpers/processes.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import {
+  createTestDatabase,
+  POSTGRES_ADMIN_URL,
+  type TestDatabase,
+} from '../helpers/test-database.js';
 import { chat, http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const INSTANCES = 4;
@@ -78,7 +82,7 @@ const newTally = (): Tally => ({ replies: 0, quotaExceeded: 0, internalErrors: 0
 
 describe('four instances on one PostgreSQL database', () => {
   it('start together on an empty database: one migrates, under the advisory lock, the others wait', async () => {
-    const database = await createTestDatabase('postgres');
+    const database = await createTestDatabase('postgres', POSTGRES_ADMIN_URL, { empty: true });
     cleanup.push(() => database.drop());
     const env = { ...database.env, PLAUDER_CORE: 'placeholder' };
     const instances = await Promise.all(
