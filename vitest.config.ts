@@ -22,9 +22,21 @@ const DATABASE_FREE = [
 ];
 
 /**
+ * Tests whose subject is not the storage, though they run on a database: the console in a
+ * browser, generated requests against the contract's answers, a failing upstream process
+ * under load. What they store (keys, counts, refunds, sessions) is tested on both dialects
+ * by the tests of those rules, so they run in the sqlite project only.
+ */
+const DIALECT_NEUTRAL = [
+  'test/admin/console.browser.test.ts',
+  'test/reliability/fuzz.test.ts',
+  'test/reliability/upstream-faults.test.ts',
+];
+
+/**
  * The whole suite runs twice: on SQLite and on PostgreSQL (each test server creates and
  * drops a database of its own; see test/helpers/test-database.ts), except the tests that
- * never touch a database.
+ * never touch a database and those whose subject is not the storage.
  * `vitest run --project sqlite` runs one of them.
  */
 export default defineConfig({
@@ -57,7 +69,11 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/**/*.test.ts'],
           // SQLite-only: faults of the SQLite file itself (a held write lock, a full disk).
-          exclude: [...DATABASE_FREE, 'test/reliability/sqlite-faults.test.ts'],
+          exclude: [
+            ...DATABASE_FREE,
+            ...DIALECT_NEUTRAL,
+            'test/reliability/sqlite-faults.test.ts',
+          ],
           env: { PLAUDER_TEST_DIALECT: 'postgres' },
           globalSetup: ['test/helpers/postgres-setup.ts'],
         },

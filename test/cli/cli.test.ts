@@ -1,7 +1,8 @@
 /**
  * The operator CLI (contract §7), run as the real built process (`dist/cli/main.js`) on
- * the same SQLite database as a running server: every change made through the CLI holds
- * on the server's next request.
+ * the same database as a running server: every change made through the CLI holds on the
+ * server's next request. Keys that a test only needs, reports and refusals run the CLI in
+ * this process (with a connection of its own, as a separate process has).
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,10 @@ function cli(...args: string[]): Promise<CliResult> {
   return runCli(args, server.env);
 }
 
+function cliHere(...args: string[]): Promise<CliResult> {
+  return runCliInProcess(args, server.env);
+}
+
 interface Issued {
   id: string;
   key: string;
@@ -35,7 +40,16 @@ interface Issued {
 }
 
 async function createKey(name: string, ...extra: string[]): Promise<Issued> {
-  const res = await cli('keys', 'create', '--name', name, '--plan', 'standard', '--json', ...extra);
+  const res = await cliHere(
+    'keys',
+    'create',
+    '--name',
+    name,
+    '--plan',
+    'standard',
+    '--json',
+    ...extra,
+  );
   expect(res.code, res.stderr).toBe(0);
   return JSON.parse(res.stdout) as Issued;
 }
@@ -110,7 +124,7 @@ describe('plauder keys create', () => {
 
   it('refuses an unknown plan with exit 2, lists the plans and creates nothing', async () => {
     const before = (await server.services.keys.list()).length;
-    const res = await cli('keys', 'create', '--name', 'X', '--plan', 'gold');
+    const res = await cliHere('keys', 'create', '--name', 'X', '--plan', 'gold');
     expect(res.code).toBe(2);
     expect(res.stdout).not.toMatch(/plauder_/);
     expect(res.stderr).toMatch(/gold/);
@@ -121,7 +135,7 @@ describe('plauder keys create', () => {
 
   it('answers a missing --name with exit 2 and the usage', async () => {
     const before = (await server.services.keys.list()).length;
-    const res = await cli('keys', 'create', '--plan', 'standard');
+    const res = await cliHere('keys', 'create', '--plan', 'standard');
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/usage: plauder keys create --name/i);
     expect((await server.services.keys.list()).length).toBe(before);
@@ -154,7 +168,7 @@ describe('plauder keys list', () => {
   it('prints a human table with id, name, plan, status and usage, and no secret', async () => {
     const issued = await createKey('Table Key');
     expectReply(await chat(server, issued.key, { message: 'Hallo' }));
-    const res = await cli('keys', 'list');
+    const res = await cliHere('keys', 'list');
     expect(res.code).toBe(0);
     const lines = res.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^ID\s+NAME\s+PLAN\s+STATUS\s+USED/);
@@ -260,7 +274,7 @@ describe('plauder keys revoke | set-plan | deactivate | activate', () => {
   it.concurrent.each([['revoke'], ['activate'], ['deactivate'], ['rotate'], ['set-plan', 'plus']])(
     '%s with an unknown id exits 1 with a message naming the id',
     async (command, ...rest) => {
-      const res = await cli('keys', command, 'key_doesnotexist0000', ...rest);
+      const res = await cliHere('keys', command, 'key_doesnotexist0000', ...rest);
       expect(res.code).toBe(1);
       expect(res.stderr).toMatch(/key_doesnotexist0000/);
       expect(res.stderr).toMatch(/no .*key|not found|unknown/i);
@@ -305,7 +319,7 @@ describe('plauder usage', () => {
     const gone = await createKey('Usage Revoked');
     expect((await cli('keys', 'revoke', gone.id)).code).toBe(0);
     const report = async (inMonth: string) => {
-      const res = await cli('usage', '--month', inMonth, '--json');
+      const res = await cliHere('usage', '--month', inMonth, '--json');
       expect(res.code, res.stderr).toBe(0);
       return JSON.parse(res.stdout) as {
         month: string;
@@ -325,12 +339,12 @@ describe('plauder usage', () => {
     const later = (await report('2099-01')).keys.map((k) => k.id);
     expect(later).toContain(kept.id);
     expect(later).not.toContain(gone.id);
-    const human = await cli('usage', '--month', '2025-01');
+    const human = await cliHere('usage', '--month', '2025-01');
     expect(human.stdout).toMatch(/No keys existed in 2025-01\./);
   });
 
   it('prints a human report with the total', async () => {
-    const res = await cli('usage');
+    const res = await cliHere('usage');
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain(`Usage in ${month()}`);
     expect(res.stdout).toMatch(/^Total: \d+$/m);
@@ -339,7 +353,7 @@ describe('plauder usage', () => {
   it.concurrent.each(['2020-13', '2020-1', 'January', ''])(
     'refuses --month %j with exit 2',
     async (value) => {
-      const res = await runCliInProcess(['usage', '--month', value], server.env);
+      const res = await cliHere('usage', '--month', value);
       expect(res.code).toBe(2);
       expect(res.stderr).toMatch(/--month|YYYY-MM/);
       expect(res.stdout).toBe('');
@@ -357,7 +371,7 @@ describe('the command line itself', () => {
   });
 
   it('answers an unknown keys subcommand with exit 2 and the usage', async () => {
-    const res = await runCliInProcess(['keys', 'explode'], server.env);
+    const res = await cliHere('keys', 'explode');
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/usage: plauder keys/i);
   });
