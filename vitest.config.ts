@@ -24,13 +24,14 @@ const DATABASE_FREE = [
 /**
  * Tests whose subject is not the storage, though they run on a database: the console in a
  * browser, generated requests against the contract's answers, a failing upstream process
- * under load. What they store (keys, counts, refunds, sessions) is tested on both dialects
+ * under load, the official OpenAI client against `/v1`. What they store (keys, counts, refunds, sessions) is tested on both dialects
  * by the tests of those rules, so they run in the sqlite project only.
  */
 const DIALECT_NEUTRAL = [
   'test/admin/console.browser.test.ts',
   'test/reliability/fuzz.test.ts',
   'test/reliability/upstream-faults.test.ts',
+  'test/v1/openai-sdk.test.ts',
 ];
 
 /**
@@ -49,8 +50,9 @@ export default defineConfig({
     // CPU. Every file starts its own servers and databases and restores what it changes,
     // and each project (dialect) has workers of its own.
     isolate: false,
-    // Most tests wait on child processes and sockets, so two files at a time fit two cores.
-    maxWorkers: 2,
+    // Most tests wait on child processes, sockets and timers: three files at a time keep two
+    // cores busy.
+    maxWorkers: 3,
     reporters: ['default'],
     projects: [
       {

@@ -14,8 +14,10 @@
  * The SDK's Web-standard transport answers with a `Response` that is written through
  * Fastify's reply, so the hooks of every route (request id, no-store, the log line and
  * the metrics) apply here too.
+ *
+ * The SDK (and its schema libraries) is loaded at the first MCP request, not at start:
+ * a service whose clients never speak MCP starts without those modules.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TakeTurn } from '../../chat/take-turn.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -25,7 +27,7 @@ import { type AuthenticatedKey, authenticate } from '../api/authenticate.js';
 import { clientSignal } from '../api/client-signal.js';
 import { bearerSecurity, errorRef } from '../schemas.js';
 import { mcpIdempotencyKeyHeader, mcpMessageSchema, mcpResponseSchema } from './mcp-schemas.js';
-import { createMcpServer, type McpServerDeps } from './mcp-server.js';
+import type { McpServerDeps } from './mcp-server.js';
 import { toolDefinitions } from './mcp-tools.js';
 
 export const MCP_ROUTE = '/mcp';
@@ -109,6 +111,25 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Promi
   }
 }
 
+let sdk:
+  | Promise<{
+      createMcpServer: typeof import('./mcp-server.js').createMcpServer;
+      Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
+    }>
+  | undefined;
+
+/** The MCP server and transport, imported once, at the first MCP request. */
+function loadSdk(): NonNullable<typeof sdk> {
+  sdk ??= Promise.all([
+    import('./mcp-server.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]).then(([server, transport]) => ({
+    createMcpServer: server.createMcpServer,
+    Transport: transport.WebStandardStreamableHTTPServerTransport,
+  }));
+  return sdk;
+}
+
 async function handleMcp(
   deps: McpServerDeps,
   key: AuthenticatedKey,
@@ -116,6 +137,7 @@ async function handleMcp(
   reply: FastifyReply,
 ) {
   const signal = clientSignal(reply);
+  const { createMcpServer, Transport } = await loadSdk();
   const server = createMcpServer(deps, {
     key,
     signal,
@@ -130,7 +152,7 @@ async function handleMcp(
       }
     },
   });
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const transport = new Transport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
