@@ -4,14 +4,15 @@
  *
  * Then one database is created and migrated as the template of every test database (see
  * test-database.ts): copying it is quicker than migrating each of the hundreds of
- * databases the project creates. Dropped when the project ends.
+ * databases the project creates. Dropped when the project ends, with the copies the
+ * tests kept for reuse.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { loadConfig, redactUrl } from '../../src/config/config.js';
 import { createStore } from '../../src/storage/create-database.js';
-import { POSTGRES_ADMIN_URL, withClient } from './test-database.js';
+import { copyPrefix, POSTGRES_ADMIN_URL, withClient } from './test-database.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -34,9 +35,17 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   await store.close();
   project.provide('postgresTemplate', template);
   return async () => {
-    await withClient(POSTGRES_ADMIN_URL, (client) =>
-      client.query(`drop database if exists "${template}" with (force)`),
-    );
+    await withClient(POSTGRES_ADMIN_URL, async (client) => {
+      // The copies the tests kept for reuse (test-database.ts), then the template.
+      const copies = await client.query<{ datname: string }>(
+        'select datname from pg_database where starts_with(datname, $1)',
+        [copyPrefix(template)],
+      );
+      for (const { datname } of copies.rows) {
+        await client.query(`drop database if exists "${datname}" with (force)`);
+      }
+      await client.query(`drop database if exists "${template}" with (force)`);
+    });
   };
 }
 

@@ -48,6 +48,10 @@ export function tempDir(prefix = 'plauder-test-'): string {
  * A PostgreSQL database on the shared server is a copy of the project's migrated template
  * (postgres-setup.ts) unless `empty` is asked for (a test of the migrations themselves);
  * one on another server is empty. A SQLite file is always created by its first server.
+ *
+ * A copy of the template is not dropped when its test is done but emptied (the rows of
+ * every table but the migrations' deleted) and given to the next test of this process, as long as
+ * its tables are still the template's; postgres-setup.ts drops them all at the end.
  */
 export async function createTestDatabase(
   dialect = TEST_DIALECT,
@@ -63,6 +67,50 @@ export async function createTestDatabase(
 /** The template the PostgreSQL project provides; none in the SQLite project. */
 function migratedTemplate(): string | undefined {
   return inject('postgresTemplate');
+}
+
+/** Copies of the template, emptied, ready for the next test of this process. */
+const spares: string[] = [];
+
+/** The prefix of the copies of a template, so that the project's teardown finds them all. */
+export function copyPrefix(template: string): string {
+  return `plauder_test_${template.slice(template.lastIndexOf('_') + 1)}_`;
+}
+
+/** The tables, columns and applied migrations, to tell whether a test changed the schema. */
+const SCHEMA_QUERY = `select coalesce(string_agg(table_name || '.' || column_name || ':' || data_type, ',' order by table_name, column_name), '')
+    || ' ' || (select string_agg(name, ',' order by name) from kysely_migration) as schema
+  from information_schema.columns where table_schema = 'public'`;
+
+let templateSchema: Promise<string> | undefined;
+
+/**
+ * Empties a copy of the template for the next test, when its tables are still the
+ * template's (a test may have dropped one); false when it must be dropped instead.
+ */
+async function recycled(adminUrl: string, name: string, template: string): Promise<boolean> {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  templateSchema ??= withClient(
+    Object.assign(new URL(adminUrl), { pathname: `/${template}` }).href,
+    async (client) => (await client.query(SCHEMA_QUERY)).rows[0].schema as string,
+  );
+  return withClient(url.href, async (client) => {
+    // A server process the test killed may not have been noticed by PostgreSQL yet.
+    await client.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [name],
+    );
+    if ((await client.query(SCHEMA_QUERY)).rows[0].schema !== (await templateSchema)) return false;
+    const tables = await client.query<{ name: string }>(
+      `select quote_ident(tablename) as name from pg_tables
+        where schemaname = 'public' and tablename not like 'kysely_migration%'`,
+    );
+    // DELETE rather than TRUNCATE: a test leaves few rows, and TRUNCATE makes new files.
+    // The tables have no sequences to restart; foreign keys cascade.
+    await client.query(tables.rows.map((t) => `delete from ${t.name};`).join(''));
+    return true;
+  });
 }
 
 function sqliteDatabase(dir: string): TestDatabase {
@@ -92,10 +140,14 @@ async function postgresDatabase(
   adminUrl: string,
   template: string | undefined,
 ): Promise<TestDatabase> {
-  const name = `plauder_test_${process.pid}_${randomBytes(5).toString('hex')}`;
   const admin = <T>(run: (client: pg.Client) => Promise<T>) => withClient(adminUrl, run);
-  const from = template === undefined ? '' : ` template "${template}"`;
-  await admin((client) => client.query(`create database "${name}"${from}`));
+  const spare = template === undefined ? undefined : spares.pop();
+  const prefix = template === undefined ? 'plauder_test_' : copyPrefix(template);
+  const name = spare ?? `${prefix}${process.pid}_${randomBytes(5).toString('hex')}`;
+  if (spare === undefined) {
+    const from = template === undefined ? '' : ` template "${template}"`;
+    await admin((client) => client.query(`create database "${name}"${from}`));
+  }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
@@ -116,8 +168,12 @@ async function postgresDatabase(
       return Buffer.concat([dump.stdout, ...(await postgresFiles(adminUrl, name))]);
     },
     async drop() {
-      await admin((client) => client.query(`drop database if exists "${name}" with (force)`));
       fs.rmSync(dir, { recursive: true, force: true });
+      if (template !== undefined && (await recycled(adminUrl, name, template).catch(() => false))) {
+        spares.push(name);
+        return;
+      }
+      await admin((client) => client.query(`drop database if exists "${name}" with (force)`));
     },
   };
 }

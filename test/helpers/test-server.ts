@@ -48,6 +48,23 @@ export interface TestServerOptions {
   readonly app?: Omit<BuildAppOptions, 'logStream'>;
 }
 
+/**
+ * Built-in cores by their settings, shared by the servers of this process: the core keeps
+ * nothing of a conversation (the session is in the database), and building its knowledge
+ * index takes 40-190 ms, for each of the suite's hundreds of servers.
+ */
+const builtinCores = new Map<string, Promise<CoreAdapter>>();
+
+function builtinCore(config: Config): Promise<CoreAdapter> {
+  const settings = JSON.stringify(config.core);
+  let core = builtinCores.get(settings);
+  if (core === undefined) {
+    core = createCore(config.core);
+    builtinCores.set(settings, core);
+  }
+  return core;
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
   const env: Record<string, string> = {
@@ -65,7 +82,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     loadSecret(config.secret),
     options.clock ?? Date.now,
   );
-  const core = options.core ?? (await createCore(config.core));
+  const shared = options.core === undefined && config.core.kind === 'builtin';
+  const core = options.core ?? (shared ? await builtinCore(config) : await createCore(config.core));
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {
@@ -95,7 +113,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     async close() {
       await app.close();
-      await core.close?.();
+      if (!shared) await core.close?.();
       // A test may have closed the store already (to simulate a lost database).
       await store.close().catch(() => {});
       if (!options.database) await database.drop();
