@@ -71,11 +71,7 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/**/*.test.ts'],
           // SQLite-only: faults of the SQLite file itself (a held write lock, a full disk).
-          exclude: [
-            ...DATABASE_FREE,
-            ...DIALECT_NEUTRAL,
-            'test/reliability/sqlite-faults.test.ts',
-          ],
+          exclude: [...DATABASE_FREE, ...DIALECT_NEUTRAL, 'test/reliability/sqlite-faults.test.ts'],
           env: { PLAUDER_TEST_DIALECT: 'postgres' },
           globalSetup: ['test/helpers/postgres-setup.ts'],
         },
