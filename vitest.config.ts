@@ -24,7 +24,8 @@ const DATABASE_FREE = [
 /**
  * Tests whose subject is not the storage, though they run on a database: the console in a
  * browser, generated requests against the contract's answers, a failing upstream process
- * under load, the official OpenAI client against `/v1`. What they store (keys, counts, refunds, sessions) is tested on both dialects
+ * under load, the official OpenAI client against `/v1`, the OpenAPI document against the
+ * answers. What they store (keys, counts, refunds, sessions) is tested on both dialects
  * by the tests of those rules, so they run in the sqlite project only.
  */
 const DIALECT_NEUTRAL = [
@@ -32,6 +33,7 @@ const DIALECT_NEUTRAL = [
   'test/reliability/fuzz.test.ts',
   'test/reliability/upstream-faults.test.ts',
   'test/v1/openai-sdk.test.ts',
+  'test/ops/openapi-truth.test.ts',
 ];
 
 /**
