@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { loadConfig, redactUrl } from '../../src/config/config.js';
 import { createStore } from '../../src/storage/create-database.js';
-import { copyPrefix, POSTGRES_ADMIN_URL, withClient } from './test-database.js';
+import { copyPrefix, databaseUrl, POSTGRES_ADMIN_URL, withClient } from './test-database.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -25,10 +25,8 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   await reachable();
   const template = `plauder_template_${process.pid}_${randomBytes(5).toString('hex')}`;
   await withClient(POSTGRES_ADMIN_URL, (client) => client.query(`create database "${template}"`));
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${template}`;
   const config = loadConfig({
-    PLAUDER_DATABASE_URL: url.href,
+    PLAUDER_DATABASE_URL: databaseUrl(POSTGRES_ADMIN_URL, template),
     PLAUDER_SECRET: randomBytes(32).toString('base64'),
   });
   const store = await createStore(config.database);

@@ -50,8 +50,9 @@ export function tempDir(prefix = 'plauder-test-'): string {
  * one on another server is empty. A SQLite file is always created by its first server.
  *
  * A copy of the template is not dropped when its test is done but emptied (the rows of
- * every table but the migrations' deleted) and given to the next test of this process, as long as
- * its tables are still the template's; postgres-setup.ts drops them all at the end.
+ * every table but the migrations' deleted) and given to the next test of this process,
+ * as long as its tables are still the template's; postgres-setup.ts drops them all at
+ * the end.
  */
 export async function createTestDatabase(
   dialect = TEST_DIALECT,
@@ -89,13 +90,11 @@ let templateSchema: Promise<string> | undefined;
  * template's (a test may have dropped one); false when it must be dropped instead.
  */
 async function recycled(adminUrl: string, name: string, template: string): Promise<boolean> {
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
   templateSchema ??= withClient(
-    Object.assign(new URL(adminUrl), { pathname: `/${template}` }).href,
+    databaseUrl(adminUrl, template),
     async (client) => (await client.query(SCHEMA_QUERY)).rows[0].schema as string,
   );
-  return withClient(url.href, async (client) => {
+  return withClient(databaseUrl(adminUrl, name), async (client) => {
     // A server process the test killed may not have been noticed by PostgreSQL yet.
     await client.query(
       'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
@@ -148,20 +147,19 @@ async function postgresDatabase(
     const from = template === undefined ? '' : ` template "${template}"`;
     await admin((client) => client.query(`create database "${name}"${from}`));
   }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const url = databaseUrl(adminUrl, name);
   return {
     dialect: 'postgres',
     dir,
     file: '',
     name,
     env: {
-      PLAUDER_DATABASE_URL: url.href,
+      PLAUDER_DATABASE_URL: url,
       PLAUDER_SECRET: randomBytes(32).toString('base64'),
       PLAUDER_DATABASE_POOL_SIZE: '4',
     },
     async contents() {
-      const dump = await promisify(execFile)('pg_dump', ['--data-only', url.href], {
+      const dump = await promisify(execFile)('pg_dump', ['--data-only', url], {
         maxBuffer: 256 * 1024 * 1024,
         encoding: 'buffer',
       });
@@ -201,6 +199,13 @@ async function postgresFiles(adminUrl: string, name: string): Promise<Buffer[]> 
     }
   }
   return files;
+}
+
+/** The URL of database `name` on the server of `adminUrl`. */
+export function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.href;
 }
 
 export async function withClient<T>(

@@ -111,24 +111,19 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Promi
   }
 }
 
-let sdk:
-  | Promise<{
-      createMcpServer: typeof import('./mcp-server.js').createMcpServer;
-      Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
-    }>
-  | undefined;
-
-/** The MCP server and transport, imported once, at the first MCP request. */
-function loadSdk(): NonNullable<typeof sdk> {
-  sdk ??= Promise.all([
+/** The MCP server and the SDK's transport, imported at the first MCP request. */
+async function importSdk() {
+  const [server, transport] = await Promise.all([
     import('./mcp-server.js'),
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-  ]).then(([server, transport]) => ({
+  ]);
+  return {
     createMcpServer: server.createMcpServer,
     Transport: transport.WebStandardStreamableHTTPServerTransport,
-  }));
-  return sdk;
+  };
 }
+
+let sdk: ReturnType<typeof importSdk> | undefined;
 
 async function handleMcp(
   deps: McpServerDeps,
@@ -137,7 +132,8 @@ async function handleMcp(
   reply: FastifyReply,
 ) {
   const signal = clientSignal(reply);
-  const { createMcpServer, Transport } = await loadSdk();
+  sdk ??= importSdk();
+  const { createMcpServer, Transport } = await sdk;
   const server = createMcpServer(deps, {
     key,
     signal,
