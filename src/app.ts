@@ -164,17 +164,16 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
       (route === MCP_ROUTE && request.chatOutcome)
     )
       metrics.chatOutcomes.inc({ endpoint: route, outcome: outcome ?? 'unknown' });
-    request.log.info(
-      {
-        method: request.method,
-        route,
-        status,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-        ...(request.keyId ? { keyId: request.keyId } : {}),
-        ...(outcome ? { outcome } : {}),
-      },
-      'request',
-    );
+    if (!LOGS_INFO.has(request.log.level)) return;
+    const line: RequestLine = {
+      method: request.method,
+      route,
+      status,
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+    };
+    if (request.keyId) line.keyId = request.keyId;
+    if (outcome) line.outcome = outcome;
+    request.log.info(line, 'request');
   };
 
   // Synchronous hooks (with `done`): an async hook costs a promise per request and hook.
@@ -195,6 +194,19 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
     observe(request, reply, reply.statusCode);
     done();
   });
+}
+
+/** Levels at which the request line (info) is written; a quieter logger builds none. */
+const LOGS_INFO = new Set(['trace', 'debug', 'info']);
+
+/** The one log line of a request (no message text, no key: contract §7). */
+interface RequestLine {
+  method: string;
+  route: string;
+  status: number;
+  ms: number;
+  keyId?: string;
+  outcome?: string;
 }
 
 /** nginx's "client closed request": the status logged when nobody was left to answer. */

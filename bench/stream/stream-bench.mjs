@@ -38,6 +38,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
     only: { type: 'string' },
+    'node-args': { type: 'string' },
     out: { type: 'string', default: path.join(root, 'bench/results') },
   },
 });
@@ -53,7 +54,13 @@ const ctx = {
   root,
   window: 20,
   secret: randomBytes(32).toString('base64'),
-  opts: { core: 'openai', logLevel: 'info', nodeArgs: undefined },
+  // `--node-args "A B"`: Node options of the plauder servers instead of the shipped ones
+  // (`--node-args=` for Node's defaults), as in run.mjs.
+  opts: {
+    core: 'openai',
+    logLevel: 'info',
+    nodeArgs: args['node-args']?.split(/\s+/).filter(Boolean),
+  },
   own: (server) => servers.push(server),
   defer: (step) => deferred.push(step),
   log: (line) => process.stderr.write(`${line}\n`),

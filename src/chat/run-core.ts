@@ -13,9 +13,14 @@
 import {
   type CoreAdapter,
   CoreError,
+  type CoreNotice,
   type CoreRequest,
+  type Language,
+  type Sampling,
   type TokenUsage,
+  type Turn,
 } from '../core/core-adapter.js';
+import type { ClientSignal } from './client-signal.js';
 
 export type CoreFailureCode = 'internal_error' | 'core_unavailable' | 'core_timeout';
 
@@ -26,7 +31,7 @@ export type CoreResult =
 
 export interface CoreLimits {
   /** Aborts when the client has gone away. */
-  readonly client: AbortSignal;
+  readonly client: ClientSignal;
   /** Tells when the service stops and in-flight turns may no longer wait. */
   readonly stopping: Stopping;
   readonly timeoutMs: number;
@@ -44,23 +49,24 @@ export interface Stopping {
 }
 
 export function createStopping(): Stopping & { stop(): void } {
-  const listeners = new Set<() => void>();
-  let stopped = false;
-  return {
-    get stopped() {
-      return stopped;
-    },
-    watch(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      for (const listener of listeners) listener();
-      listeners.clear();
-    },
-  };
+  return new StoppingSignal();
+}
+
+class StoppingSignal implements Stopping {
+  private readonly listeners = new Set<() => void>();
+  stopped = false;
+
+  watch(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const listener of this.listeners) listener();
+    this.listeners.clear();
+  }
 }
 
 export async function runCore(
@@ -69,36 +75,37 @@ export async function runCore(
   { client, stopping, timeoutMs }: CoreLimits,
   onDelta?: (text: string) => void,
 ): Promise<CoreResult> {
-  const controller = new AbortController();
-  const { signal } = controller;
   let stop: (reason: CoreResult) => void = () => {};
   const stopped = new Promise<CoreResult>((resolve) => {
     stop = resolve;
   });
+  let usage: TokenUsage | undefined;
+  const call = new CoreCall(request, (counted) => {
+    usage = counted;
+  });
   const onClientGone = () => {
     // Settle first, so the race reports the client, not the core's reaction to the abort.
     stop({ ok: false, code: 'client_closed' });
-    controller.abort(client.reason);
+    call.cancel(client.reason);
   };
   const timer = setTimeout(() => {
     const cause = new CoreError('core_timeout', `core did not answer within ${timeoutMs} ms`);
     stop({ ok: false, code: 'core_timeout', cause });
-    controller.abort(cause);
+    call.cancel(cause);
   }, timeoutMs);
   const onStopping = () => {
     const cause = new CoreError('core_unavailable', 'the service stopped before the core answered');
     stop({ ok: false, code: 'core_unavailable', cause });
-    controller.abort(cause);
+    call.cancel(cause);
   };
   client.addEventListener('abort', onClientGone, { once: true });
   const unwatch = stopping.watch(onStopping);
   if (client.aborted) onClientGone();
   else if (stopping.stopped) onStopping();
   try {
-    const asking = onDelta
-      ? askStreamed(core, request, signal, onDelta)
-      : ask(core, request, signal);
-    return await Promise.race([asking, stopped]);
+    const asking = onDelta ? askStreamed(core, call, onDelta) : ask(core, call);
+    const result = await Promise.race([asking, stopped]);
+    return result.ok ? { ok: true, reply: result.reply, usage } : result;
   } finally {
     clearTimeout(timer);
     client.removeEventListener('abort', onClientGone);
@@ -109,16 +116,14 @@ export async function runCore(
 /** What a turn hands the core, before its signal and usage callback are added. */
 type TurnCoreRequest = Omit<CoreRequest, 'signal'>;
 
-async function ask(
-  core: CoreAdapter,
-  request: TurnCoreRequest,
-  signal: AbortSignal,
-): Promise<CoreResult> {
+/** The core's answer before the usage it reported is added. */
+type Asked = Exclude<CoreResult, { ok: true }> | { readonly ok: true; readonly reply: string };
+
+async function ask(core: CoreAdapter, call: CoreCall): Promise<Asked> {
   try {
-    let usage: TokenUsage | undefined;
-    const reply = await core.reply(forCore(request, signal, (counted) => (usage = counted)));
+    const reply = await core.reply(call);
     if (typeof reply !== 'string' || reply.trim().length === 0) return emptyReply();
-    return { ok: true, reply, usage };
+    return { ok: true, reply };
   } catch (error) {
     return failure(error);
   }
@@ -126,32 +131,33 @@ async function ask(
 
 async function askStreamed(
   core: CoreAdapter,
-  request: TurnCoreRequest,
-  signal: AbortSignal,
+  call: CoreCall,
   onDelta: (text: string) => void,
-): Promise<CoreResult> {
+): Promise<Asked> {
   const pass = (text: string) => {
-    if (!signal.aborted) onDelta(text);
+    if (!call.cancelled) onDelta(text);
   };
   if (!core.stream) {
-    const result = await ask(core, request, signal);
+    const result = await ask(core, call);
     if (result.ok) pass(result.reply);
     return result;
   }
-  let usage: TokenUsage | undefined;
   const trimmer = createTrimmer(pass);
   try {
-    const streamed = core.stream(forCore(request, signal, (counted) => (usage = counted)));
-    for await (const chunk of streamed) {
-      if (signal.aborted) break;
+    for await (const chunk of core.stream(call)) {
+      if (call.cancelled) break;
       if (chunk.type === 'delta') trimmer.push(chunk.text);
-      else usage = { promptTokens: chunk.promptTokens, completionTokens: chunk.completionTokens };
+      else
+        call.onUsage({
+          promptTokens: chunk.promptTokens,
+          completionTokens: chunk.completionTokens,
+        });
     }
   } catch (error) {
     return failure(error);
   }
   const reply = trimmer.text();
-  return reply === '' ? emptyReply() : { ok: true, reply, usage };
+  return reply === '' ? emptyReply() : { ok: true, reply };
 }
 
 /**
@@ -182,28 +188,65 @@ function createTrimmer(pass: (text: string) => void) {
   };
 }
 
-/** The request with the turn's signal, and its usage reported to the turn too (one copy). */
-function forCore(
-  request: TurnCoreRequest,
-  signal: AbortSignal,
-  onUsage: (usage: TokenUsage) => void,
-): CoreRequest {
-  return {
-    ...request,
-    signal,
-    onUsage: (usage) => {
-      onUsage(usage);
-      request.onUsage?.(usage);
-    },
+/**
+ * What the core is asked: the turn's request, its usage reported to the turn too, and a
+ * signal made only when the core reads it. A core that never looks (built-in, placeholder)
+ * costs no AbortController, which on Node 20 outlives the young generation (V8 promotes
+ * every AbortSignal; bench/README.md, "Garbage the request path leaves").
+ */
+class CoreCall implements CoreRequest {
+  readonly language: Language;
+  readonly message: string;
+  readonly history: readonly Turn[];
+  readonly conversationId: string | undefined;
+  readonly onNotice: ((notice: CoreNotice) => void) | undefined;
+  readonly instructions: readonly string[] | undefined;
+  readonly sampling: Sampling | undefined;
+  /** Set once the turn has ended (deadline, client gone, stopping). */
+  cancelled = false;
+  private reason: unknown;
+  private controller: AbortController | undefined;
+
+  constructor(
+    private readonly request: TurnCoreRequest,
+    private readonly report: (usage: TokenUsage) => void,
+  ) {
+    this.language = request.language;
+    this.message = request.message;
+    this.history = request.history;
+    this.conversationId = request.conversationId;
+    this.onNotice = request.onNotice;
+    this.instructions = request.instructions;
+    this.sampling = request.sampling;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  readonly onUsage = (usage: TokenUsage): void => {
+    this.report(usage);
+    this.request.onUsage?.(usage);
   };
+
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
 }
 
-function emptyReply(): CoreResult {
+function emptyReply(): Asked {
   const cause = new CoreError('core_unavailable', 'core returned an empty reply');
   return { ok: false, code: 'core_unavailable', cause };
 }
 
-function failure(error: unknown): CoreResult {
+function failure(error: unknown): Asked {
   const code = error instanceof CoreError ? error.code : 'internal_error';
   return { ok: false, code, cause: error };
 }

@@ -30,6 +30,7 @@ import { parseIdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { Claim, KeptOutcome, RequestFingerprint } from '../idempotency/idempotency-service.js';
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
+import type { ClientSignal } from './client-signal.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
 
@@ -82,7 +83,7 @@ export interface TurnInput {
   /** The endpoint and raw body, to recognise a repeat of this request. */
   readonly fingerprint: RequestFingerprint;
   /** Aborts when the client has gone away. */
-  readonly signal: AbortSignal;
+  readonly signal: ClientSignal;
   /** Where the core's notices go (the front door's request log). */
   readonly onNotice?: (notice: CoreNotice) => void;
   /** Given when the client asked for a streamed reply. */
@@ -196,21 +197,24 @@ export function createTakeTurn(
     state: QuotaState,
     detail?: ProblemDetail,
   ): Promise<{ ok: false; decision: TurnDecision }> {
+    const { turnId, createdAt } = stamp;
     const details = detail === undefined ? {} : { detail };
     await claim?.keepNow({
       kind: 'soft_error',
       code,
       language: input.language,
+      turnId,
+      createdAt,
       ...details,
-      ...stamp,
     });
     return decided({
       kind: 'soft_error',
       code,
-      ...details,
       quota: state,
       replayed: false,
-      ...stamp,
+      turnId,
+      createdAt,
+      ...details,
     });
   }
 
@@ -244,8 +248,8 @@ export function createTakeTurn(
       history,
       conversationId: session?.conversationId,
       onNotice: input.onNotice,
-      ...(request.instructions ? { instructions: request.instructions } : {}),
-      ...(request.sampling ? { sampling: request.sampling } : {}),
+      instructions: request.instructions,
+      sampling: request.sampling,
     };
     input.stream?.start(reservation.state, stamp);
     const result = await runCore(
@@ -285,16 +289,7 @@ export function createTakeTurn(
     } catch (cause) {
       return failed({ kind: 'failed', code: 'internal_error', cause });
     }
-    return {
-      kind: 'reply',
-      reply,
-      quota: reservation.state,
-      get usage() {
-        return usage();
-      },
-      replayed: false,
-      ...stamp,
-    };
+    return new ReplyDecision(reply, reservation.state, stamp, usage);
   }
 
   async function replay(key: TurnKey, outcome: KeptOutcome): Promise<TurnDecision> {
@@ -307,13 +302,15 @@ export function createTakeTurn(
       return { kind: 'reply', reply, quota: state, usage, replayed: true, ...stamp };
     }
     const detail = outcome.detail === undefined ? {} : { detail: outcome.detail };
+    const { turnId, createdAt } = stamp;
     return {
       kind: 'soft_error',
       code: outcome.code,
-      ...detail,
       quota: state,
       replayed: true,
-      ...stamp,
+      turnId,
+      createdAt,
+      ...detail,
     };
   }
 
@@ -345,6 +342,31 @@ export function createTakeTurn(
       }
     }
   };
+}
+
+/**
+ * A delivered reply whose token counts are estimated only when a front door reads them.
+ * A class, not an object literal with a getter: see test/house/object-literals.test.ts.
+ */
+class ReplyDecision {
+  readonly kind = 'reply';
+  readonly replayed = false;
+  readonly turnId: string;
+  readonly createdAt: number;
+
+  constructor(
+    readonly reply: string,
+    readonly quota: QuotaState,
+    stamp: TurnStamp,
+    private readonly countUsage: () => TokenUsage,
+  ) {
+    this.turnId = stamp.turnId;
+    this.createdAt = stamp.createdAt;
+  }
+
+  get usage(): TokenUsage {
+    return this.countUsage();
+  }
 }
 
 function decided(decision: TurnDecision): { ok: false; decision: TurnDecision } {

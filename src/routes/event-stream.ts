@@ -35,55 +35,67 @@ export function openEventStream(
   headers: Readonly<Record<string, string>>,
   pingMs: number,
 ): EventStream {
-  const body = new PassThrough();
-  const raw = reply.raw;
-  let closed = false;
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    raw.uncork();
+  return new SseWriter(reply, headers, pingMs);
+}
+
+/** A class, not an object literal with a getter: see test/house/object-literals.test.ts. */
+class SseWriter implements EventStream {
+  private readonly body = new PassThrough();
+  private readonly raw: FastifyReply['raw'];
+  private readonly ping: NodeJS.Timeout;
+  private isClosed = false;
+  private corked = false;
+
+  constructor(reply: FastifyReply, headers: Readonly<Record<string, string>>, pingMs: number) {
+    this.raw = reply.raw;
+    this.ping = setInterval(() => this.write(': ping\n\n'), pingMs);
+    this.ping.unref();
+    this.raw.once('close', () => this.close());
+    reply
+      .code(200)
+      .headers(headers)
+      .header('content-type', 'text/event-stream; charset=utf-8')
+      // nginx would otherwise buffer the stream until it ends.
+      .header('x-accel-buffering', 'no')
+      .send(this.body);
+    // The status and headers leave now, not with the first event (the core may think a while).
+    this.write(': stream\n\n');
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  send(data: string, name?: string): void {
+    this.write(name === undefined ? `data: ${data}\n\n` : `event: ${name}\ndata: ${data}\n\n`);
+  }
+
+  end(): void {
+    if (this.isClosed) return;
+    this.close();
+    this.body.end();
+  }
+
+  private close(): void {
+    this.isClosed = true;
+    clearInterval(this.ping);
+  }
+
+  private readonly uncork = () => {
+    this.corked = false;
+    this.raw.uncork();
   };
-  const ping = setInterval(() => write(': ping\n\n'), pingMs);
-  ping.unref();
-  const close = () => {
-    closed = true;
-    clearInterval(ping);
-  };
-  reply.raw.once('close', close);
-  const write = (text: string) => {
-    if (closed) return;
-    if (!corked) {
-      corked = true;
-      raw.cork();
-      setImmediate(uncork);
+
+  private write(text: string): void {
+    if (this.isClosed) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.raw.cork();
+      setImmediate(this.uncork);
     }
-    body.write(text);
-    ping.refresh();
-  };
-
-  reply
-    .code(200)
-    .headers(headers)
-    .header('content-type', 'text/event-stream; charset=utf-8')
-    // nginx would otherwise buffer the stream until it ends.
-    .header('x-accel-buffering', 'no')
-    .send(body);
-  // The status and headers leave now, not with the first event (the core may think a while).
-  write(': stream\n\n');
-
-  return {
-    send(data, name) {
-      write(name === undefined ? `data: ${data}\n\n` : `event: ${name}\ndata: ${data}\n\n`);
-    },
-    end() {
-      if (closed) return;
-      close();
-      body.end();
-    },
-    get closed() {
-      return closed;
-    },
-  };
+    this.body.write(text);
+    this.ping.refresh();
+  }
 }
 
 /** Whether an `Accept` header asks for `text/event-stream`. */

@@ -112,7 +112,7 @@ export function createSessionService(
       }
       if (head.turnCount === cached.turnCount && head.createdAt === cached.createdAt) {
         const expired = head.lastActiveAt < nowMs - options.ttlMs;
-        return expired ? { ...cached, entries: [] } : cached;
+        return expired ? Object.assign({}, cached, { entries: [] }) : cached;
       }
     }
     const row = await sessions.find(keyId, hash);
@@ -174,7 +174,14 @@ export function createSessionService(
     const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
     const activeSince = nowMs - options.ttlMs;
     const remember = (head: SessionHead, entries: WindowEntry[]) =>
-      windows.set(keyId, { hash: opened.hash, ...head, entries, legacy: false });
+      windows.set(keyId, {
+        hash: opened.hash,
+        turnCount: head.turnCount,
+        lastActiveAt: head.lastActiveAt,
+        createdAt: head.createdAt,
+        entries,
+        legacy: false,
+      });
 
     // Usually nobody wrote the session since it was opened: its window is the one read
     // then, and one statement stores the next without taking a lock. Turns that must
@@ -231,9 +238,11 @@ export function createSessionService(
     async read(keyId, sessionId, nowMs) {
       const { entries } = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
       if (entries.length === 0) return undefined;
-      return entries.map((entry) => ({
-        ...toTurn(entry),
-        createdAt: new Date(entry[3]).toISOString(),
+      return entries.map(([message, reply, language, at]) => ({
+        message,
+        reply,
+        language,
+        createdAt: new Date(at).toISOString(),
       }));
     },
 

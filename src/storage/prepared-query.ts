@@ -75,7 +75,8 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
     const direct = directRunners.get(executor)?.(compiled.sql, parameters);
     if (direct !== undefined)
       return Promise.resolve(direct as QueryResult<R> | Promise<QueryResult<R>>);
-    return executor.executeQuery({ ...compiled, parameters } as CompiledQuery<R>);
+    // Not `{ ...compiled, parameters }`: see test/house/object-literals.test.ts.
+    return executor.executeQuery(Object.assign({}, compiled, { parameters }) as CompiledQuery<R>);
   };
   return Object.assign(run, { bind });
 }

@@ -112,7 +112,7 @@ async function* streamAttempt<T>(
       return failed(judgeFailure(opened.failure, { label, where }));
     }
     const { response } = opened;
-    const refused = judgeStatus<never>(response.status, response.headers, { ...params, where });
+    const refused = judgeStatus<never>(response.status, response.headers, { where, ...params });
     if (refused) return failed(refused);
     const decoder = params.decoder();
     const utf8 = new TextDecoder('utf-8');

@@ -52,17 +52,20 @@ export function buildChatRequest(
   const sampling = request.sampling ?? {};
   const temperature = sampling.temperature ?? options.temperature;
   const maxTokens = smaller(sampling.maxTokens, options.maxTokens);
-  return {
+  // Built field by field (in OpenAI's order), not from spreads: see
+  // test/house/object-literals.test.ts.
+  const body: { -readonly [K in keyof ChatCompletionRequest]?: ChatCompletionRequest[K] } = {
     model: options.model,
     messages,
-    ...(temperature === undefined ? {} : { temperature }),
-    ...(sampling.topP === undefined ? {} : { top_p: sampling.topP }),
-    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
-    ...(sampling.stop === undefined ? {} : { stop: sampling.stop }),
-    ...(sampling.user === undefined ? {} : { user: sampling.user }),
-    stream,
-    ...(stream ? { stream_options: { include_usage: true } } : {}),
   };
+  if (temperature !== undefined) body.temperature = temperature;
+  if (sampling.topP !== undefined) body.top_p = sampling.topP;
+  if (maxTokens !== undefined) body.max_tokens = maxTokens;
+  if (sampling.stop !== undefined) body.stop = sampling.stop;
+  if (sampling.user !== undefined) body.user = sampling.user;
+  body.stream = stream;
+  if (stream) body.stream_options = { include_usage: true };
+  return body as ChatCompletionRequest;
 }
 
 function smaller(a: number | undefined, b: number | undefined): number | undefined {

@@ -26,7 +26,14 @@ export async function authenticate(
   const plan = services.config.plans.get(key.plan);
   // A key whose plan was removed from PLAUDER_PLANS is an operator error, not the client's.
   if (plan === undefined) throw new Error(`plan "${key.plan}" of key ${key.id} is not configured`);
-  return { ...key, limit: plan.monthly, minuteLimit: plan.perMinute };
+  return {
+    id: key.id,
+    name: key.name,
+    plan: key.plan,
+    active: key.active,
+    limit: plan.monthly,
+    minuteLimit: plan.perMinute,
+  };
 }
 
 declare module 'fastify' {

@@ -20,6 +20,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
+import type { ClientSignal } from '../../chat/client-signal.js';
 import type { TakeTurn, TurnDecision } from '../../chat/take-turn.js';
 import type { Language } from '../../core/core-adapter.js';
 import { safeError } from '../../errors/safe-error.js';
@@ -42,7 +43,7 @@ export interface McpServerDeps {
 export interface McpCall {
   readonly key: AuthenticatedKey;
   /** Aborts when the client has gone away. */
-  readonly signal: AbortSignal;
+  readonly signal: ClientSignal;
   /** The `Idempotency-Key` header of the POST, if any. */
   readonly idempotencyKey: string | string[] | undefined;
   readonly log: FastifyBaseLogger;

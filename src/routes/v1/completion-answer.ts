@@ -116,25 +116,27 @@ export function chatCompletion(
  * usage and no choices. With `include_usage` every chunk carries `"usage": null` before.
  */
 export function chunkWriter(stamp: TurnStamp, model: string, includeUsage: boolean) {
-  const head = {
-    id: completionId(stamp),
-    object: 'chat.completion.chunk',
-    created: Math.floor(stamp.createdAt / 1000),
-    model,
+  const id = completionId(stamp);
+  const created = Math.floor(stamp.createdAt / 1000);
+  const object = 'chat.completion.chunk';
+  // Each chunk written out in full rather than spread from a head: see
+  // test/house/object-literals.test.ts.
+  const chunk = (delta: object, finishReason: string | null) => {
+    const choices = [{ index: 0, delta, logprobs: null, finish_reason: finishReason }];
+    return JSON.stringify(
+      includeUsage
+        ? { id, object, created, model, choices, usage: null }
+        : { id, object, created, model, choices },
+    );
   };
-  const tail = includeUsage ? { usage: null } : {};
-  const chunk = (delta: object, finishReason: string | null) =>
-    JSON.stringify({
-      ...head,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-      ...tail,
-    });
   return {
     role: () => chunk({ role: 'assistant', content: '', refusal: null }, null),
     content: (text: string) => chunk({ content: text }, null),
     finish: () => chunk({}, 'stop'),
     usage: (usage: TokenUsage) =>
-      includeUsage ? JSON.stringify({ ...head, choices: [], usage: usageOf(usage) }) : undefined,
+      includeUsage
+        ? JSON.stringify({ id, object, created, model, choices: [], usage: usageOf(usage) })
+        : undefined,
   };
 }
 

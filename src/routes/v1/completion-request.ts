@@ -55,7 +55,13 @@ export function parseCompletionRequest(
     stream && isObject(object?.stream_options)
       ? object.stream_options.include_usage === true
       : false;
-  const base = { model, language, stream, includeUsage };
+  const request = (turn: TurnRequest): CompletionRequest => ({
+    model,
+    language,
+    stream,
+    includeUsage,
+    turn,
+  });
   try {
     if (object === undefined) {
       throw refuse(
@@ -64,10 +70,10 @@ export function parseCompletionRequest(
         'The body must be a JSON object sent as application/json.',
       );
     }
-    return { ...base, turn: readTurn(object, language, sessionHeader, messageMaxChars) };
+    return request(readTurn(object, language, sessionHeader, messageMaxChars));
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
-    return { ...base, turn: { ok: false, code: error.code, detail: error.detail } };
+    return request({ ok: false, code: error.code, detail: error.detail });
   }
 }
 
@@ -87,9 +93,9 @@ function readTurn(
     message,
     sessionId,
     // With X-Session-Id the stored session is the history (contract §10).
-    ...(sessionId === undefined ? { history } : {}),
-    ...(instructions.length > 0 ? { instructions } : {}),
-    ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
+    history: sessionId === undefined ? history : undefined,
+    instructions: instructions.length > 0 ? instructions : undefined,
+    sampling: Object.keys(sampling).length > 0 ? sampling : undefined,
   };
 }
 
@@ -169,13 +175,13 @@ function readSampling(body: Json): Sampling {
   if (user !== undefined && user !== null && typeof user !== 'string') {
     throw refuse('body_invalid', 'user', 'user must be a string.');
   }
-  return {
-    ...(maxTokens === undefined ? {} : { maxTokens }),
-    ...(temperature === undefined ? {} : { temperature }),
-    ...(topP === undefined ? {} : { topP }),
-    ...(stop === undefined ? {} : { stop }),
-    ...(typeof user === 'string' && user !== '' ? { user } : {}),
-  };
+  const sampling: { -readonly [K in keyof Sampling]: Sampling[K] } = {};
+  if (maxTokens !== undefined) sampling.maxTokens = maxTokens;
+  if (temperature !== undefined) sampling.temperature = temperature;
+  if (topP !== undefined) sampling.topP = topP;
+  if (stop !== undefined) sampling.stop = stop;
+  if (typeof user === 'string' && user !== '') sampling.user = user;
+  return sampling;
 }
 
 function readStop(stop: unknown): readonly string[] | undefined {
@@ -234,14 +240,14 @@ function readMessages(
     if (role === 'system' || role === 'developer') {
       if (text.trim() !== '') instructions.push(text);
     } else if (role === 'user') {
-      if (open) history.push({ ...open, language });
+      if (open) history.push({ message: open.message, reply: open.reply, language });
       open = { message: text, reply: '' };
     } else {
       history.push({ message: open?.message ?? '', reply: text, language });
       open = undefined;
     }
   }
-  if (open) history.push({ ...open, language });
+  if (open) history.push({ message: open.message, reply: open.reply, language });
   return { message: last.text, history: withoutEmpty(history), instructions };
 }
 

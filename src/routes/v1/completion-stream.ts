@@ -39,7 +39,7 @@ function open(
   options: CompletionStreamOptions,
   extraHeaders: Readonly<Record<string, string>> = {},
 ): Open {
-  const headers = { ...rateLimitHeaders(quota), ...extraHeaders };
+  const headers = Object.assign(rateLimitHeaders(quota), extraHeaders);
   const events = openEventStream(reply, headers, options.pingMs);
   const chunks = chunkWriter(stamp, options.model, options.includeUsage);
   events.send(chunks.role());
@@ -50,24 +50,36 @@ export function createCompletionStream(
   reply: FastifyReply,
   options: CompletionStreamOptions,
 ): CompletionStream {
-  let opened: Open | undefined;
-  return {
-    sink: {
-      start(quota, stamp) {
-        opened = open(reply, quota, stamp, options);
+  return new SseCompletionStream(reply, options);
+}
+
+/** A class, not an object literal with a getter: see test/house/object-literals.test.ts. */
+class SseCompletionStream implements CompletionStream {
+  private opened: Open | undefined;
+  readonly sink: TurnStream;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    options: CompletionStreamOptions,
+  ) {
+    this.sink = {
+      start: (quota, stamp) => {
+        this.opened = open(reply, quota, stamp, options);
       },
-      delta(text) {
-        opened?.events.send(opened.chunks.content(text));
+      delta: (text) => {
+        this.opened?.events.send(this.opened.chunks.content(text));
       },
-    },
-    get started() {
-      return opened !== undefined;
-    },
-    finish(decision, request) {
-      if (opened) finishStream(opened, decision, request);
-      return reply;
-    },
-  };
+    };
+  }
+
+  get started(): boolean {
+    return this.opened !== undefined;
+  }
+
+  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply {
+    if (this.opened) finishStream(this.opened, decision, request);
+    return this.reply;
+  }
 }
 
 function finishStream(opened: Open, decision: TurnDecision, request: FastifyRequest) {

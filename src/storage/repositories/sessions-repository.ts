@@ -177,11 +177,12 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
     async appendTurn(keyId, hash, append) {
       const ref = { keyId, hash };
       let after: SessionHead | undefined;
-      await runAtomically(db, lockQuery.bind({ ...ref, now: append.now }), ([locked]) => {
+      await runAtomically(db, lockQuery.bind({ keyId, hash, now: append.now }), ([locked]) => {
         if (!locked) throw new Error('the session row was not returned by its upsert');
         const current = toRow(locked);
         const write = writeQuery.bind({
-          ...ref,
+          keyId,
+          hash,
           count: current.turnCount + 1,
           sealed: append.build(current),
           now: append.now,
@@ -206,9 +207,9 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
         change.expectedCount === 0
           ? await insertFirstQuery(db, ref)
           : await replaceIfUnchangedQuery(db, {
-              ...ref,
               expected: change.expectedCount,
               activeSince: change.activeSince,
+              ...ref,
             });
       return Number(result.numAffectedRows ?? 0) === 1;
     },
@@ -275,5 +276,5 @@ function toHead(row: Omit<StoredRow, 'sealed_window'>): SessionHead {
 }
 
 function toRow(row: StoredRow): SessionRow {
-  return { ...toHead(row), sealedWindow: row.sealed_window };
+  return Object.assign(toHead(row), { sealedWindow: row.sealed_window });
 }

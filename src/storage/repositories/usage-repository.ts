@@ -273,9 +273,10 @@ export function createUsageRepository(
   /** Why a reservation found no room, from the row as it is now; undefined if it has room. */
   function refusal(request: ReserveRequest, current: UsageRow): ReserveOutcome | undefined {
     const minuteUsed = current.minute === request.minute ? current.minuteUsed : 0;
-    const counts = { admitted: false as const, used: current.used, minuteUsed };
-    if (current.used >= request.limit) return { ...counts, refusedBy: 'month' };
-    if (minuteUsed >= (request.minuteLimit ?? NO_LIMIT)) return { ...counts, refusedBy: 'minute' };
+    const { used } = current;
+    if (used >= request.limit) return { admitted: false, used, minuteUsed, refusedBy: 'month' };
+    if (minuteUsed >= (request.minuteLimit ?? NO_LIMIT))
+      return { admitted: false, used, minuteUsed, refusedBy: 'minute' };
     return undefined;
   }
 

@@ -115,7 +115,7 @@ export function contextAfter(
   const seen = new Set(reading.units.flatMap((unit) => unit.concepts));
   const older = before.previous
     .filter((unit) => unit.concepts.length > 0 && !unit.concepts.some((c) => seen.has(c)))
-    .map((unit) => ({ ...unit, weight: unit.weight * CARRY_WEIGHT }))
+    .map((unit) => Object.assign({}, unit, { weight: unit.weight * CARRY_WEIGHT }))
     .filter((unit) => unit.weight >= MIN_CARRIED_WEIGHT);
   return { previous: [...reading.units, ...older], topics: [entry, ...before.topics.slice(0, 1)] };
 }
@@ -142,7 +142,7 @@ function carryOver(
     ownConcepts.has(concept) || [...ownConcepts].some((o) => alternatives.get(o)?.has(concept));
   const carried = previous
     .filter((unit) => unit.concepts.length > 0 && !unit.concepts.some(replaced))
-    .map((unit) => ({ ...unit, weight: unit.weight * CARRY_WEIGHT }))
+    .map((unit) => Object.assign({}, unit, { weight: unit.weight * CARRY_WEIGHT }))
     .filter((unit) => unit.weight >= MIN_CARRIED_WEIGHT);
   return [...own, ...carried];
 }
@@ -258,7 +258,10 @@ export function createInterpreter(
       candidates = candidates
         .map((match) => {
           const extra = TOPIC_BONUS * (bonus[match.entry.position] ?? 0);
-          return { ...match, confidence: match.confidence + extra, rank: match.rank + extra };
+          return Object.assign({}, match, {
+            confidence: match.confidence + extra,
+            rank: match.rank + extra,
+          });
         })
         .sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
     }
@@ -299,7 +302,10 @@ export function createInterpreter(
       evidence: 1,
       rank: threshold,
     };
-    return { ...alone, outcome: { kind: 'answer', match }, followUp: true };
+    return Object.assign({}, alone, {
+      outcome: { kind: 'answer' as const, match },
+      followUp: true,
+    });
   };
 
   return {
@@ -341,5 +347,7 @@ function breakTie(alone: Interpretation, combined: Interpretation): Interpretati
   if (tied.size < 2) return alone;
   const pick = combined.candidates.find((c) => tied.has(c.entry.position));
   const chosen = alone.candidates.find((c) => c.entry.position === pick?.entry.position);
-  return chosen === undefined ? alone : { ...alone, outcome: { kind: 'answer', match: chosen } };
+  return chosen === undefined
+    ? alone
+    : Object.assign({}, alone, { outcome: { kind: 'answer' as const, match: chosen } });
 }

@@ -189,13 +189,17 @@ export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
 
 export function quotaExceeded(state: QuotaState): ApiError {
   const retryAfter = String(retryAfterSeconds(state, 'month'));
-  return new ApiError('quota_exceeded', { ...rateLimitHeaders(state), 'retry-after': retryAfter });
+  const headers = rateLimitHeaders(state);
+  headers['retry-after'] = retryAfter;
+  return new ApiError('quota_exceeded', headers);
 }
 
 /** 429 for the per-minute limit: `Retry-After` is the time until the minute frees up. */
 export function rateLimited(state: QuotaState): ApiError {
   const retryAfter = String(retryAfterSeconds(state, 'minute'));
-  return new ApiError('rate_limited', { ...rateLimitHeaders(state), 'retry-after': retryAfter });
+  const headers = rateLimitHeaders(state);
+  headers['retry-after'] = retryAfter;
+  return new ApiError('rate_limited', headers);
 }
 
 declare module 'fastify' {

@@ -24,24 +24,36 @@ export interface ChatStream {
 }
 
 export function createChatStream(reply: FastifyReply, pingMs: number): ChatStream {
-  let events: EventStream | undefined;
-  return {
-    sink: {
-      start(quota) {
-        events = openEventStream(reply, rateLimitHeaders(quota), pingMs);
+  return new SseChatStream(reply, pingMs);
+}
+
+/** A class, not an object literal with a getter: see test/house/object-literals.test.ts. */
+class SseChatStream implements ChatStream {
+  private events: EventStream | undefined;
+  readonly sink: TurnStream;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    pingMs: number,
+  ) {
+    this.sink = {
+      start: (quota) => {
+        this.events = openEventStream(reply, rateLimitHeaders(quota), pingMs);
       },
-      delta(text) {
-        events?.send(JSON.stringify({ text }), 'delta');
+      delta: (text) => {
+        this.events?.send(JSON.stringify({ text }), 'delta');
       },
-    },
-    get started() {
-      return events !== undefined;
-    },
-    finish(decision, request) {
-      if (events) finishStream(events, decision, request);
-      return reply;
-    },
-  };
+    };
+  }
+
+  get started(): boolean {
+    return this.events !== undefined;
+  }
+
+  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply {
+    if (this.events) finishStream(this.events, decision, request);
+    return this.reply;
+  }
 }
 
 function finishStream(events: EventStream, decision: TurnDecision, request: FastifyRequest) {
@@ -86,10 +98,8 @@ export function replayAsStream(
   reply: FastifyReply,
   pingMs: number,
 ): FastifyReply {
-  const headers = {
-    ...rateLimitHeaders(decision.quota),
-    ...(decision.replayed ? { 'idempotent-replayed': 'true' } : {}),
-  };
+  const headers = rateLimitHeaders(decision.quota);
+  if (decision.replayed) headers['idempotent-replayed'] = 'true';
   const events = openEventStream(reply, headers, pingMs);
   events.send(JSON.stringify({ text: decision.reply }), 'delta');
   events.send(JSON.stringify({ reply: decision.reply }), 'done');
