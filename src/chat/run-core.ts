@@ -20,7 +20,7 @@ import {
   type TokenUsage,
   type Turn,
 } from '../core/core-adapter.js';
-import type { ClientSignal } from './client-signal.js';
+import { Cancellation, type CancelSignal } from '../util/cancellation.js';
 
 export type CoreFailureCode = 'internal_error' | 'core_unavailable' | 'core_timeout';
 
@@ -31,7 +31,7 @@ export type CoreResult =
 
 export interface CoreLimits {
   /** Aborts when the client has gone away. */
-  readonly client: ClientSignal;
+  readonly client: CancelSignal;
   /** Tells when the service stops and in-flight turns may no longer wait. */
   readonly stopping: Stopping;
   readonly timeoutMs: number;
@@ -190,9 +190,7 @@ function createTrimmer(pass: (text: string) => void) {
 
 /**
  * What the core is asked: the turn's request, its usage reported to the turn too, and a
- * signal made only when the core reads it. A core that never looks (built-in, placeholder)
- * costs no AbortController, which on Node 20 outlives the young generation (V8 promotes
- * every AbortSignal; bench/README.md, "Garbage the request path leaves").
+ * signal that aborts when the turn ends (deadline, client gone, stopping).
  */
 class CoreCall implements CoreRequest {
   readonly language: Language;
@@ -202,10 +200,7 @@ class CoreCall implements CoreRequest {
   readonly onNotice: ((notice: CoreNotice) => void) | undefined;
   readonly instructions: readonly string[] | undefined;
   readonly sampling: Sampling | undefined;
-  /** Set once the turn has ended (deadline, client gone, stopping). */
-  cancelled = false;
-  private reason: unknown;
-  private controller: AbortController | undefined;
+  readonly signal = new Cancellation();
 
   constructor(
     private readonly request: TurnCoreRequest,
@@ -220,12 +215,9 @@ class CoreCall implements CoreRequest {
     this.sampling = request.sampling;
   }
 
-  get signal(): AbortSignal {
-    if (this.controller === undefined) {
-      this.controller = new AbortController();
-      if (this.cancelled) this.controller.abort(this.reason);
-    }
-    return this.controller.signal;
+  /** Set once the turn has ended: nothing the core still sends is passed on. */
+  get cancelled(): boolean {
+    return this.signal.aborted;
   }
 
   readonly onUsage = (usage: TokenUsage): void => {
@@ -234,10 +226,7 @@ class CoreCall implements CoreRequest {
   };
 
   cancel(reason: unknown): void {
-    if (this.cancelled) return;
-    this.cancelled = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
+    this.signal.abort(reason);
   }
 }
 

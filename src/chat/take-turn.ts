@@ -30,7 +30,7 @@ import { parseIdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { Claim, KeptOutcome, RequestFingerprint } from '../idempotency/idempotency-service.js';
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
-import type { ClientSignal } from './client-signal.js';
+import type { CancelSignal } from '../util/cancellation.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
 
@@ -83,7 +83,7 @@ export interface TurnInput {
   /** The endpoint and raw body, to recognise a repeat of this request. */
   readonly fingerprint: RequestFingerprint;
   /** Aborts when the client has gone away. */
-  readonly signal: ClientSignal;
+  readonly signal: CancelSignal;
   /** Where the core's notices go (the front door's request log). */
   readonly onNotice?: (notice: CoreNotice) => void;
   /** Given when the client asked for a streamed reply. */

@@ -4,6 +4,7 @@
  * (builtin, openai, ...) implements `CoreAdapter`; `createCore` in `create-core.ts`
  * is the only place that chooses one.
  */
+import type { CancelSignal } from '../util/cancellation.js';
 
 /** The language of the endpoint: `/api/chat` is German, `/api/chat-en` English. */
 export type Language = 'de' | 'en';
@@ -23,7 +24,7 @@ export interface CoreRequest {
   /** The session's memory window, oldest first; empty without a sessionId. */
   readonly history: readonly Turn[];
   /** Aborted when the request's core timeout expires or the client is gone. */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   /**
    * An opaque, stable name of the conversation, for cores that keep a conversation's state
    * themselves (the `rasa` core sends it as `sender`). The same for every turn of one session

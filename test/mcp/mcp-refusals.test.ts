@@ -11,6 +11,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CoreAdapter, CoreError } from '../../src/core/core-adapter.js';
+import type { CancelSignal } from '../../src/util/cancellation.js';
 import { http, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { callTool, connectMcp, textOf } from './mcp-client.js';
 
@@ -18,7 +19,7 @@ const SECRET_DETAIL = 'SELECT password FROM internals /srv/plauder/core.ts:42';
 
 /** Echoes what it was given; `fail` fails with internals in its error; `wait` waits to be cancelled. */
 function scriptedCore() {
-  const waiting: AbortSignal[] = [];
+  const waiting: CancelSignal[] = [];
   const core: CoreAdapter = {
     name: 'scripted',
     async reply({ message, language, history, signal }) {

@@ -13,6 +13,7 @@
  * it; a broken new file is reported and the old one stays in use.
  */
 import { unwatchFile, watchFile } from 'node:fs';
+import type { CancelSignal } from '../../util/cancellation.js';
 import { type CoreAdapter, CoreError, type Language, type Turn } from '../core-adapter.js';
 import {
   type BuiltinCoreOptions,
@@ -131,7 +132,7 @@ export function createBuiltinCore(options: BuiltinCoreOptions = {}): BuiltinCore
   };
 }
 
-function throwIfAborted(signal: AbortSignal): void {
+function throwIfAborted(signal: CancelSignal): void {
   if (!signal.aborted) return;
   const timedOut = (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
   throw new CoreError(

@@ -11,6 +11,7 @@
  * upstream request at once.
  */
 
+import { Cancellation, type CancelSignal } from '../../util/cancellation.js';
 import { CoreError } from '../core-adapter.js';
 import {
   abortError,
@@ -52,7 +53,7 @@ type AttemptEnd =
 export async function* streamFromUpstream<T>(
   client: UpstreamClient,
   body: string,
-  signal: AbortSignal,
+  signal: CancelSignal,
   params: StreamParams<T>,
 ): AsyncGenerator<T, void, undefined> {
   const { label, settings } = params;
@@ -80,13 +81,13 @@ type Stop = 'first_item' | 'gap' | 'caller';
 async function* streamAttempt<T>(
   client: UpstreamClient,
   body: string,
-  signal: AbortSignal,
+  signal: CancelSignal,
   params: StreamParams<T>,
   where: string,
   progress: { passed: boolean },
 ): AsyncGenerator<T, AttemptEnd, undefined> {
   const { label, timeouts } = params;
-  const attempt = new AbortController();
+  const attempt = new Cancellation();
   let stopped: Stop | undefined;
   const stop = (why: Stop) => {
     stopped ??= why;
@@ -106,7 +107,7 @@ async function* streamAttempt<T>(
     return { kind: 'retry', error };
   };
   try {
-    const opened = await client.open(body, attempt.signal);
+    const opened = await client.open(body, attempt);
     if (!opened.ok) {
       if (stopped) return failed(stoppedOutcome(stopped));
       return failed(judgeFailure(opened.failure, { label, where }));
@@ -155,6 +156,6 @@ async function* streamAttempt<T>(
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
     // Ended early (the consumer stopped, a failure): the upstream request goes at once.
-    if (!attempt.signal.aborted) attempt.abort(new Error('attempt ended'));
+    if (!attempt.aborted) attempt.abort(new Error('attempt ended'));
   }
 }

@@ -13,6 +13,7 @@
  * - other 4xx, unusable 2xx bodies, 3xx          -> `core_unavailable` at once
  */
 
+import type { CancelSignal } from '../../util/cancellation.js';
 import { CoreError } from '../core-adapter.js';
 import { type StreamDecoder, type StreamTimeouts, streamFromUpstream } from './http-stream.js';
 import { isRetryableStatus, parseRetryAfterMs, retryDelayMs, sleep } from './retry-policy.js';
@@ -46,14 +47,14 @@ export interface HttpUpstream {
    * POSTs `body` until an attempt succeeds or the settings allow no more; resolves with what
    * `read` made of the 2xx body, throws a `CoreError` otherwise.
    */
-  post<T>(body: string, signal: AbortSignal, read: (body: string) => BodyReading<T>): Promise<T>;
+  post<T>(body: string, signal: CancelSignal, read: (body: string) => BodyReading<T>): Promise<T>;
   /**
    * POSTs `body` and yields the items `decoder` reads from the response as it streams
    * (src/core/http/http-stream.ts); throws a `CoreError` like `post`.
    */
   stream<T>(
     body: string,
-    signal: AbortSignal,
+    signal: CancelSignal,
     decoder: () => StreamDecoder<T>,
     timeouts: StreamTimeouts,
   ): AsyncGenerator<T, void, undefined>;

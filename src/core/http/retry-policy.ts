@@ -2,6 +2,7 @@
  * @module core/http/retry-policy
  * When to retry an upstream call and how long to wait before the next attempt.
  */
+import type { CancelSignal } from '../../util/cancellation.js';
 
 /**
  * 408 and 429 mean "not now", 5xx a server-side failure; both may pass. Every other 4xx
@@ -43,7 +44,7 @@ export function parseRetryAfterMs(
 }
 
 /** Waits `ms`; resolves `false` at once when `signal` aborts first. */
-export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+export function sleep(ms: number, signal: CancelSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   if (ms <= 0) return Promise.resolve(true);
   return new Promise((resolve) => {

@@ -13,6 +13,7 @@
 
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { type Dispatcher, errors, Pool } from 'undici';
+import type { CancelSignal } from '../../util/cancellation.js';
 
 export interface UpstreamResponse {
   readonly status: number;
@@ -51,13 +52,13 @@ export type OpenResult =
   | { readonly ok: false; readonly failure: AttemptFailure };
 
 export interface UpstreamClient {
-  post(body: string, signal: AbortSignal, timeoutMs: number): Promise<AttemptResult>;
+  post(body: string, signal: CancelSignal, timeoutMs: number): Promise<AttemptResult>;
   /**
    * POSTs `body` and resolves once the response's headers have arrived, leaving its body to
    * be read as it streams. `signal` ends the attempt (the caller keeps its timers); an
    * abort is reported as `aborted` with the signal's reason.
    */
-  open(body: string, signal: AbortSignal): Promise<OpenResult>;
+  open(body: string, signal: CancelSignal): Promise<OpenResult>;
   close(): Promise<void>;
 }
 
@@ -86,7 +87,7 @@ export function createUpstreamClient(
     bodyTimeout: 0,
   });
   const path = `${url.pathname}${url.search}`;
-  const send = (body: string, signal: AbortSignal, timeoutMs: number) =>
+  const send = (body: string, signal: CancelSignal, timeoutMs: number) =>
     sendOnce(pool, { path, headers, body, signal, timeoutMs });
 
   return {
@@ -140,7 +141,7 @@ interface SendParams {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   readonly timeoutMs: number;
 }
 

@@ -7,7 +7,7 @@
  * the connection going away while the answer was still being prepared or sent.
  */
 import type { FastifyReply } from 'fastify';
-import type { ClientSignal } from '../../chat/client-signal.js';
+import { Cancellation, type CancelSignal } from '../../util/cancellation.js';
 
 export class ClientClosedError extends Error {
   override readonly name = 'ClientClosedError';
@@ -22,46 +22,19 @@ export class ClientClosedError extends Error {
  */
 const CLIENT_CLOSED = new ClientClosedError();
 
-export function clientSignal(reply: FastifyReply): ClientSignal {
+export function clientSignal(reply: FastifyReply): CancelSignal {
   return new ResponseSignal(reply);
 }
 
-/**
- * Not an AbortController: on Node 20 every AbortSignal outlives the young generation (V8
- * promotes it), so one per request made each scavenge copy megabytes and pause for
- * milliseconds (bench/README.md, "Garbage the request path leaves"). This is a plain object
- * that notes the response's early `close`.
- */
-class ResponseSignal implements ClientSignal {
-  aborted = false;
-  reason: unknown = undefined;
-  private listeners: Array<() => void> | undefined;
-
+/** Aborts with the one CLIENT_CLOSED when the response closes before it finished. */
+class ResponseSignal extends Cancellation {
   constructor(reply: FastifyReply) {
+    super();
     const response = reply.raw;
-    if (response.destroyed || reply.request.raw.socket?.destroyed) this.abort();
+    if (response.destroyed || reply.request.raw.socket?.destroyed) this.abort(CLIENT_CLOSED);
     else
       response.once('close', () => {
-        if (!response.writableFinished) this.abort();
+        if (!response.writableFinished) this.abort(CLIENT_CLOSED);
       });
-  }
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.listeners === undefined) this.listeners = [listener];
-    else this.listeners.push(listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    const index = this.listeners?.indexOf(listener) ?? -1;
-    if (index >= 0) this.listeners?.splice(index, 1);
-  }
-
-  private abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = CLIENT_CLOSED;
-    const listeners = this.listeners ?? [];
-    this.listeners = undefined;
-    for (const listener of listeners) listener();
   }
 }

@@ -20,13 +20,13 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ClientSignal } from '../../chat/client-signal.js';
 import type { TakeTurn, TurnDecision } from '../../chat/take-turn.js';
 import type { Language } from '../../core/core-adapter.js';
 import { safeError } from '../../errors/safe-error.js';
 import { keyUsage } from '../../quota/key-usage.js';
 import type { Services } from '../../services.js';
 import { SESSION_ID_PATTERN } from '../../sessions/session-service.js';
+import type { CancelSignal } from '../../util/cancellation.js';
 import type { AuthenticatedKey } from '../api/authenticate.js';
 import { parseChatFields } from '../api/chat/chat-request.js';
 import { LANGUAGES, SERVER_INSTRUCTIONS, TOOL_NAMES, type ToolName } from './mcp-tools.js';
@@ -43,7 +43,7 @@ export interface McpServerDeps {
 export interface McpCall {
   readonly key: AuthenticatedKey;
   /** Aborts when the client has gone away. */
-  readonly signal: ClientSignal;
+  readonly signal: CancelSignal;
   /** The `Idempotency-Key` header of the POST, if any. */
   readonly idempotencyKey: string | string[] | undefined;
   readonly log: FastifyBaseLogger;

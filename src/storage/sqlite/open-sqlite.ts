@@ -26,6 +26,7 @@ const BUSY_TIMEOUT_MS = 5000;
 const STATEMENT_CACHE_SIZE = 256;
 const PAGE_CACHE_KIB = 4096;
 const DATA_VERSION_REUSE_MS = 5;
+const CHECKPOINT_INTERVAL_MS = 1000;
 
 export function openSqlite(file: string): OpenedDatabase {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -37,9 +38,16 @@ export function openSqlite(file: string): OpenedDatabase {
   // file anyway, and 4 MB kept the same throughput with 10 000 stored sessions at 13 MB
   // less RSS (bench/README.md).
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  const stopCheckpoints = checkpointOnATimer(sqlite);
   const prepare = statementCache(sqlite);
   const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ prepare, close: () => sqlite.close() }),
+    dialect: new ImmediateSqliteDialect({
+      prepare,
+      close: () => {
+        stopCheckpoints();
+        sqlite.close();
+      },
+    }),
   });
   registerDirectRunner(db, createDirectRunner(sqlite, prepare));
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
@@ -71,6 +79,28 @@ export function openSqlite(file: string): OpenedDatabase {
     // and `migrate` retries the bookkeeping set-up that Kysely runs outside it.
     migrateExclusively: (migrate) => migrate(),
   };
+}
+
+/**
+ * WAL checkpoints once a second instead of in the commit that fills 1000 pages. SQLite runs
+ * its automatic checkpoint inside that commit, and with `synchronous = NORMAL` a checkpoint
+ * syncs the file to disk: every few hundred requests one request waited 1-3 ms for it
+ * (a tenth of the slow answers at concurrency 1; bench/README.md, "Garbage the request
+ * path leaves"). A PASSIVE checkpoint never waits for other connections: what it cannot
+ * copy now, the next one does. The last connection to close checkpoints the rest.
+ */
+function checkpointOnATimer(sqlite: SqliteDatabase.Database): () => void {
+  sqlite.pragma('wal_autocheckpoint = 0');
+  const timer = setInterval(() => {
+    if (!sqlite.open || sqlite.inTransaction) return;
+    try {
+      sqlite.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Busy (another process checkpoints) or closing: the next tick tries again.
+    }
+  }, CHECKPOINT_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**
