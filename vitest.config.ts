@@ -15,6 +15,8 @@ const DATABASE_FREE = [
   'test/quota/month-window.test.ts',
   'test/quota/refund-queue.test.ts',
   'test/storage/sqlite-direct-runner.test.ts',
+  'test/storage/sqlite-checkpoints.test.ts',
+  'test/util/**',
   'test/core/builtin/{builtin-config,conversations,knowledge-base,knowledge-truth,properties,text}.test.ts',
   'test/core/http/**',
   'test/core/rasa/{rasa-config,rasa-core-failures,rasa-core-reply,rasa-core-request}.test.ts',
