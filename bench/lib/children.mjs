@@ -61,8 +61,8 @@ export function freePort() {
 
 /**
  * Starts `node [nodeArgs] script [args]` and resolves once `GET readyPath` answers with
- * any status. stdout is discarded (servers may log every request); the tail of stderr is
- * kept for error messages. `own(server)` is called at once, before the server is ready,
+ * any status. stdout is discarded (servers may log every request) unless `stdoutFile` names a
+ * file for it (e.g. a `--trace-gc` log); the tail of stderr is kept for error messages. `own(server)` is called at once, before the server is ready,
  * so whoever runs the scenario can always stop it.
  */
 export async function startServer({
@@ -76,12 +76,15 @@ export async function startServer({
   cwd,
   timeoutMs = 30_000,
   own = () => {},
+  stdoutFile,
 }) {
+  const stdout = stdoutFile === undefined ? 'ignore' : fs.openSync(stdoutFile, 'w');
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     env,
     cwd,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', stdout, 'pipe'],
   });
+  if (typeof stdout === 'number') fs.closeSync(stdout);
   children.add(child);
   let stderr = '';
   child.stderr.on('data', (chunk) => {

@@ -189,7 +189,15 @@ async function startBare(ctx, script) {
 
 export async function startPlauder(
   ctx,
-  { keys, sessions, core = ctx.opts.core, env = {}, nodeArgs = plauderNodeArgs(ctx), plan },
+  {
+    keys,
+    sessions,
+    core = ctx.opts.core,
+    env = {},
+    nodeArgs = plauderNodeArgs(ctx),
+    plan,
+    stdoutFile,
+  },
 ) {
   const dir = makeTempDir('plauder-bench-');
   ctx.defer(() => removeTempDir(dir));
@@ -226,6 +234,7 @@ export async function startPlauder(
     port,
     readyPath: '/healthz',
     own: ctx.own,
+    stdoutFile,
   });
   const headers = { ...JSON_HEADERS, authorization: `Bearer ${seed.key}` };
   return { server, seed, headers, env: baseEnv };

@@ -88,6 +88,28 @@ const TARGETS = [
     },
   },
   {
+    id: 'stream-floor',
+    label: 'bare Fastify + undici passing the upstream stream through (no auth, quota, parsing)',
+    async start() {
+      const upstream = await startUpstream(ctx);
+      const port = await freePort();
+      const proxy = await startServer({
+        name: 'bare-stream-proxy',
+        script: path.join(root, 'bench/servers/bare-stream-proxy.mjs'),
+        env: cleanEnv({ PORT: String(port), UPSTREAM: `${upstream.url}/v1` }),
+        port,
+        own: ctx.own,
+      });
+      return {
+        pids: [proxy.pid, upstream.pid],
+        url: proxy.url,
+        path: '/api/chat',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: MESSAGE }),
+      };
+    },
+  },
+  {
     id: 'plauder-json',
     label: 'plauder /api/chat unstreamed (openai core), for reference: TTFT = whole reply',
     async start() {

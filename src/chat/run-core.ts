@@ -75,8 +75,10 @@ export async function runCore(
   { client, stopping, timeoutMs }: CoreLimits,
   onDelta?: (text: string) => void,
 ): Promise<CoreResult> {
-  let stop: (reason: CoreResult) => void = () => {};
-  const stopped = new Promise<CoreResult>((resolve) => {
+  // One promise settled by whichever comes first, the core's answer or a stop (not a
+  // Promise.race with a promise that a finished turn never settles).
+  let stop: (reason: Asked) => void = () => {};
+  const settled = new Promise<Asked>((resolve) => {
     stop = resolve;
   });
   let usage: TokenUsage | undefined;
@@ -103,8 +105,8 @@ export async function runCore(
   if (client.aborted) onClientGone();
   else if (stopping.stopped) onStopping();
   try {
-    const asking = onDelta ? askStreamed(core, call, onDelta) : ask(core, call);
-    const result = await Promise.race([asking, stopped]);
+    (onDelta ? askStreamed(core, call, onDelta) : ask(core, call)).then(stop);
+    const result = await settled;
     return result.ok ? { ok: true, reply: result.reply, usage } : result;
   } finally {
     clearTimeout(timer);

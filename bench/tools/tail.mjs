@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+/**
+ * The tail at concurrency 1 (or `--concurrency N`): one keep-alive connection sends `POST /api/chat` to plauder,
+ * the next request when the previous answer has arrived, and the time to the answer's first
+ * byte (for a stream: its first event after the headers' `: stream` comment counts as
+ * well) is recorded. Prints p50 / p90 / p99 / p99.9 and how many answers took over 1 ms;
+ * with `--gc`, the server runs under `--trace-gc-nvp` and the young-generation collections
+ * of the measured part are summarised (pause, bytes promoted per scavenge).
+ *
+ *   npm run build && node bench/tools/tail.mjs [--core placeholder|builtin|openai]
+ *     [--stream] [--seconds 6] [--warmup 2] [--concurrency 1] [--node-args "..."] [--gc]
+ *
+ * `--core openai` starts bench/servers/upstream.mjs as the model server. The plauder server
+ * starts as in the bench (seeded SQLite, the shipped Node options unless --node-args).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { installCleanup } from '../lib/children.mjs';
+import { MESSAGE } from '../lib/conversation.mjs';
+import { shippedNodeArgs, startPlauder, startUpstream } from '../lib/scenarios.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const { values: args } = parseArgs({
+  options: {
+    core: { type: 'string', default: 'placeholder' },
+    stream: { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '6' },
+    warmup: { type: 'string', default: '2' },
+    'node-args': { type: 'string' },
+    gc: { type: 'boolean', default: false },
+    concurrency: { type: 'string', default: '1' },
+  },
+});
+
+installCleanup();
+const servers = [];
+const deferred = [];
+const ctx = {
+  root,
+  window: 20,
+  secret: randomBytes(32).toString('base64'),
+  opts: {
+    core: args.core,
+    logLevel: 'info',
+    nodeArgs: args['node-args']?.split(/\s+/).filter(Boolean),
+  },
+  own: (server) => servers.push(server),
+  defer: (step) => deferred.push(step),
+  log: () => {},
+};
+
+const gcLog = args.gc ? path.join(os.tmpdir(), `plauder-tail-gc-${process.pid}.log`) : undefined;
+const env = {};
+if (args.core === 'openai') {
+  const upstream = await startUpstream(ctx);
+  Object.assign(env, {
+    PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
+    PLAUDER_OPENAI_MODEL: 'bench',
+    PLAUDER_OPENAI_API_KEY: 'sk-bench',
+  });
+}
+const nodeArgs = ctx.opts.nodeArgs ?? shippedNodeArgs(root);
+const { server, headers } = await startPlauder(ctx, {
+  keys: 1,
+  sessions: 0,
+  core: args.core,
+  env,
+  ...(gcLog ? { stdoutFile: gcLog } : {}),
+  nodeArgs: args.gc ? [...nodeArgs, '--trace-gc-nvp'] : nodeArgs,
+});
+
+const concurrency = Number(args.concurrency);
+const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+const body = JSON.stringify({ message: MESSAGE });
+const requestHeaders = {
+  ...headers,
+  'content-length': Buffer.byteLength(body),
+  ...(args.stream ? { accept: 'text/event-stream' } : {}),
+};
+
+/** Milliseconds to the first byte of the answer (of a stream: to its first event). */
+function once() {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let first;
+    const req = http.request(
+      `${server.url}/api/chat`,
+      { method: 'POST', agent, headers: requestHeaders },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          if (first === undefined && (!args.stream || chunk.includes('event:'))) {
+            first = performance.now() - started;
+          }
+        });
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(first) : reject(new Error(`status ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const scavengesBefore = () => (gcLog ? countScavenges(fs.readFileSync(gcLog, 'utf8')) : 0);
+/** `concurrency` clients, each sending its next request when its answer has arrived. */
+async function load(seconds, latencies) {
+  const end = performance.now() + seconds * 1000;
+  const client = async () => {
+    while (performance.now() < end) latencies.push(await once());
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+}
+await load(Number(args.warmup), []);
+const skip = scavengesBefore();
+const latencies = [];
+await load(Number(args.seconds), latencies);
+latencies.sort((a, b) => a - b);
+const at = (q) => latencies[Math.floor((latencies.length - 1) * q)].toFixed(3);
+const label = `${args.core}${args.stream ? ' streamed' : ''}, concurrency ${concurrency}, node options: ${nodeArgs.join(' ') || "Node's defaults"}`;
+process.stdout.write(
+  `${label}: ${latencies.length} requests, p50 ${at(0.5)} p90 ${at(0.9)} p99 ${at(0.99)} p99.9 ${at(0.999)} ms, over 1 ms: ${latencies.filter((x) => x > 1).length}\n`,
+);
+for (const s of servers.splice(0)) await s.stop();
+if (gcLog) {
+  process.stdout.write(`${summariseScavenges(fs.readFileSync(gcLog, 'utf8'), skip)}\n`);
+  fs.rmSync(gcLog, { force: true });
+}
+for (const step of deferred.splice(0)) step();
+process.exit(0);
+
+function countScavenges(log) {
+  return log.split('\n').filter((line) => line.includes(' gc=s ')).length;
+}
+
+/** Averages of the `--trace-gc-nvp` scavenge lines after the first `skip` (the warm-up). */
+function summariseScavenges(log, skip) {
+  const lines = log
+    .split('\n')
+    .filter((line) => line.includes(' gc=s '))
+    .slice(skip);
+  const field = (line, name) => Number(new RegExp(`\\b${name}=([0-9.]+)`).exec(line)?.[1] ?? 0);
+  const mean = (name) => lines.reduce((sum, line) => sum + field(line, name), 0) / lines.length;
+  return `scavenges while measuring: ${lines.length}; mean pause ${mean('pause').toFixed(2)} ms, promoted ${(mean('promoted') / 1024).toFixed(0)} KB, allocated ${(mean('allocated') / 1024).toFixed(0)} KB per scavenge`;
+}
