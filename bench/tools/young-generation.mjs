@@ -9,7 +9,7 @@
  *   npx -y -p node@22 node bench/tools/young-generation.mjs     # another Node
  *
  * On Node 20.20 (V8 11.3) the spread followed by another member, the getter in an object
- * literal and the AbortController promote megabytes per scavenge; see bench/README.md,
+ * literal and the AbortSignal promote megabytes per scavenge; see bench/README.md,
  * "Garbage the request path leaves", and test/house/object-literals.test.ts.
  */
 import { spawnSync } from 'node:child_process';
@@ -28,7 +28,7 @@ const PATTERNS = {
     },
   }),
   'class with a getter': () => new WithGetter(),
-  'new AbortController()': () => new AbortController(),
+  'new AbortController().signal': () => new AbortController().signal,
   'plain cancel object': () => new Cancel(),
 };
 const SOURCE = { id: 'key_1', name: 'bench', plan: 'bench', active: true };
