@@ -293,6 +293,14 @@ function expectedAnswer(c: ChatCase): Expected {
   return { status: 200, code: 'reply' }; // row 10 (row 9 cannot match: the placeholder core does not fail)
 }
 
+/** A `JSON.parse` reviver that throws on `__proto__` and on `constructor.prototype`. */
+function refusePoisoning(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new Error('__proto__ key');
+  if (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)
+    throw new Error('constructor.prototype key');
+  return value;
+}
+
 function jsonObject(
   contentType: string | undefined,
   body: Buffer | undefined,
@@ -301,7 +309,11 @@ function jsonObject(
     return undefined;
   if (body === undefined || body.length === 0) return undefined;
   try {
-    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    // Prototype-poisoning keys are refused like unreadable JSON (SECURITY.md).
+    const value: unknown = JSON.parse(
+      new TextDecoder('utf-8', { fatal: true }).decode(body),
+      refusePoisoning,
+    );
     return typeof value === 'object' && value !== null && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : undefined;
