@@ -30,7 +30,9 @@ const { values, positionals } = parseArgs({
     baseline: { type: 'string' },
     rounds: { type: 'string', default: '3' },
     // Options only the working tree's bench gets (one the baseline's bench may not know).
-    'after-args': { type: 'string', default: '' },
+    // Each value is one argument (repeatable): `--after-args="--node-args=A B"` passes two
+    // Node options in one bench argument.
+    'after-args': { type: 'string', multiple: true, default: [] },
   },
   allowPositionals: true,
 });
@@ -82,7 +84,7 @@ try {
         [
           path.join(side.dir, 'bench/run.mjs'),
           ...positionals,
-          ...(side.dir === root ? values['after-args'].split(/\s+/).filter(Boolean) : []),
+          ...(side.dir === root ? values['after-args'] : []),
           '--out',
           out,
         ],
@@ -108,7 +110,7 @@ function cpuOf(closed) {
 function table(results, sides) {
   const ids = [...new Set(results.map((r) => r.id))];
   const lines = [
-    `Baseline ${baselineCommit} vs the working tree, ${rounds} alternating rounds; bench options: ${positionals.join(' ') || '(defaults)'}${values['after-args'] ? `; working tree only: ${values['after-args']}` : ''}${process.env.NODE_OPTIONS ? `; NODE_OPTIONS=${process.env.NODE_OPTIONS}` : ''}`,
+    `Baseline ${baselineCommit} vs the working tree, ${rounds} alternating rounds; bench options: ${positionals.join(' ') || '(defaults)'}${values['after-args'].length > 0 ? `; working tree only: ${values['after-args'].join(' ')}` : ''}${process.env.NODE_OPTIONS ? `; NODE_OPTIONS=${process.env.NODE_OPTIONS}` : ''}`,
     '',
     '| scenario | round | req/s before | req/s after | × | CPU ms/req before | CPU ms/req after |',
     '|---|---:|---:|---:|---:|---:|---:|',
