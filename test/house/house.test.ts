@@ -4,11 +4,12 @@
  * part may import only parts below it in `FLOORS`: no back-arrows, and so no cycles. The
  * drawing in src/README.md is this graph; a test keeps it in step.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../helpers/source-files.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -35,14 +36,6 @@ const FLOORS = [
   'server',
   'cli',
 ];
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((entry) => {
-    const file = path.join(dir, entry);
-    if (statSync(file).isDirectory()) return sourceFiles(file);
-    return file.endsWith('.ts') ? [file] : [];
-  });
-}
 
 /** `src/keys/key-service.ts` → `keys`; `src/app.ts` → `app`. */
 function partOf(file: string): string {

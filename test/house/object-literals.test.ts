@@ -13,11 +13,12 @@
  * Files that build their objects once at start-up, or for an operator's command, may keep
  * the clearer spread form; every other file is on some request's path.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../helpers/source-files.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -41,14 +42,6 @@ const OFF_THE_REQUEST_PATH = new Set([
   'storage/postgres/open-postgres.ts',
   'storage/repositories/keys-repository.ts',
 ]);
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    if (statSync(file).isDirectory()) return sourceFiles(file);
-    return file.endsWith('.ts') ? [file] : [];
-  });
-}
 
 interface Finding {
   readonly file: string;
