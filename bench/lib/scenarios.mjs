@@ -6,6 +6,7 @@
  * runner stops and removes them whether the scenario succeeds or fails half-way.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UPSTREAM_REPLY } from '../servers/upstream.mjs';
@@ -298,6 +299,28 @@ async function startPlauderPostgres(ctx, { instances }) {
     bodyFor: (i) => bodies[i % bodies.length],
   };
   return { servers, target };
+}
+
+/**
+ * The context of a standalone bench script (not run.mjs): what startPlauder and
+ * startUpstream need, the servers it started (`servers`, to stop) and the clean-ups it
+ * deferred (`deferred`, to run afterwards). `nodeArgs`, from a script's `--node-args "A B"`
+ * option, replaces the shipped Node options of plauder servers (`--node-args=`: Node's
+ * defaults), as in run.mjs.
+ */
+export function scriptContext(root, { core, nodeArgs, log = () => {} }) {
+  const servers = [];
+  const deferred = [];
+  const ctx = {
+    root,
+    window: 20,
+    secret: randomBytes(32).toString('base64'),
+    opts: { core, logLevel: 'info', nodeArgs: nodeArgs?.split(/\s+/).filter(Boolean) },
+    own: (server) => servers.push(server),
+    defer: (step) => deferred.push(step),
+    log,
+  };
+  return { ctx, servers, deferred };
 }
 
 /**

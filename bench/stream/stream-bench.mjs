@@ -13,7 +13,6 @@
  *   npm run build && node bench/stream/stream-bench.mjs [--duration S] [--warmup S] [--only a,b]
  * Writes bench/results/stream-latest.{md,json}.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -27,6 +26,7 @@ import {
   cleanEnv,
   ensurePortkey,
   PORTKEY_VERSION,
+  scriptContext,
   startPlauder,
   startUpstream,
 } from '../lib/scenarios.mjs';
@@ -48,23 +48,11 @@ const FIRST = STREAM_PIECES[0]?.trim() ?? 'Hallo';
 const LAST = STREAM_PIECES.at(-1) ?? '';
 
 installCleanup();
-const servers = [];
-const deferred = [];
-const ctx = {
-  root,
-  window: 20,
-  secret: randomBytes(32).toString('base64'),
-  // `--node-args "A B"`: Node options of the plauder servers instead of the shipped ones
-  // (`--node-args=` for Node's defaults), as in run.mjs.
-  opts: {
-    core: 'openai',
-    logLevel: 'info',
-    nodeArgs: args['node-args']?.split(/\s+/).filter(Boolean),
-  },
-  own: (server) => servers.push(server),
-  defer: (step) => deferred.push(step),
+const { ctx, servers, deferred } = scriptContext(root, {
+  core: 'openai',
+  nodeArgs: args['node-args'],
   log: (line) => process.stderr.write(`${line}\n`),
-};
+});
 
 const STREAM_BODY = JSON.stringify({
   model: 'bench',

@@ -13,7 +13,6 @@
  * `--core openai` starts bench/servers/upstream.mjs as the model server. The plauder server
  * starts as in the bench (seeded SQLite, the shipped Node options unless --node-args).
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -22,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { installCleanup } from '../lib/children.mjs';
 import { MESSAGE } from '../lib/conversation.mjs';
-import { shippedNodeArgs, startPlauder, startUpstream } from '../lib/scenarios.mjs';
+import { scriptContext, shippedNodeArgs, startPlauder, startUpstream } from '../lib/scenarios.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: args } = parseArgs({
@@ -38,21 +37,10 @@ const { values: args } = parseArgs({
 });
 
 installCleanup();
-const servers = [];
-const deferred = [];
-const ctx = {
-  root,
-  window: 20,
-  secret: randomBytes(32).toString('base64'),
-  opts: {
-    core: args.core,
-    logLevel: 'info',
-    nodeArgs: args['node-args']?.split(/\s+/).filter(Boolean),
-  },
-  own: (server) => servers.push(server),
-  defer: (step) => deferred.push(step),
-  log: () => {},
-};
+const { ctx, servers, deferred } = scriptContext(root, {
+  core: args.core,
+  nodeArgs: args['node-args'],
+});
 
 const gcLog = args.gc ? path.join(os.tmpdir(), `plauder-tail-gc-${process.pid}.log`) : undefined;
 const env = {};

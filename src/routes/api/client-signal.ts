@@ -1,6 +1,6 @@
 /**
  * @module routes/api/client-signal
- * An `AbortSignal` that fires when the client goes away before its response is complete.
+ * A cancel signal that fires when the client goes away before its response is complete.
  *
  * Not Fastify's `request.signal`, nor the request's `close` event: Node emits that one as
  * soon as the request body has been read. The response's `close` without `finish` is
