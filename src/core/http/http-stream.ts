@@ -9,9 +9,16 @@
  *   on: after that the reply cannot be taken back, so the failure ends the stream.
  * Leaving the loop early (the consumer stops iterating) or the caller's signal aborts the
  * upstream request at once.
+ *
+ * The body is pushed to us by undici's handler API and the items wait in a queue for the
+ * consumer's `next()`: one promise per item, no Readable, no async generators and no timer
+ * per item (the first-item timer, then one gap timer refreshed per item). Reading the
+ * stream through `request()` and three nested generators cost about twice the CPU of an
+ * unstreamed reply (bench/README.md, "Streaming").
  */
 
-import { Cancellation, type CancelSignal } from '../../util/cancellation.js';
+import { TextDecoder } from 'node:util';
+import type { CancelSignal } from '../../util/cancellation.js';
 import { CoreError } from '../core-adapter.js';
 import {
   abortError,
@@ -21,7 +28,12 @@ import {
   type Outcome,
 } from './http-upstream.js';
 import { retryDelayMs, sleep } from './retry-policy.js';
-import type { UpstreamClient } from './upstream-client.js';
+import type {
+  AttemptFailure,
+  StreamControl,
+  UpstreamClient,
+  UpstreamResponse,
+} from './upstream-client.js';
 import type { UpstreamSettings } from './upstream-config.js';
 
 /** Turns the body's text, as it arrives, into items; `end` is told when the body ended. */
@@ -46,116 +58,263 @@ export interface StreamParams<T> {
   readonly decoder: () => StreamDecoder<T>;
 }
 
-type AttemptEnd =
-  | { readonly kind: 'done' }
-  | { readonly kind: 'failed'; readonly outcome: Outcome<never> };
-
-export async function* streamFromUpstream<T>(
+export function streamFromUpstream<T>(
   client: UpstreamClient,
   body: string,
   signal: CancelSignal,
   params: StreamParams<T>,
-): AsyncGenerator<T, void, undefined> {
-  const { label, settings } = params;
-  const attempts = settings.maxRetries + 1;
-  const progress = { passed: false };
-  for (let attempt = 1; ; attempt++) {
-    if (signal.aborted) throw abortError(label, signal.reason, `before attempt ${attempt}`);
-    const where = `attempt ${attempt} of ${attempts}`;
-    const end: AttemptEnd = yield* streamAttempt(client, body, signal, params, where, progress);
-    if (end.kind === 'done') return;
-    const { outcome } = end;
-    if (outcome.kind === 'value') return;
-    if (outcome.kind === 'fail' || progress.passed || attempt >= attempts) throw outcome.error;
-    const { retryBaseDelayMs, retryMaxDelayMs } = settings;
-    const wait = retryDelayMs(attempt, retryBaseDelayMs, retryMaxDelayMs, outcome.retryAfterMs);
-    if (!(await sleep(wait, signal))) {
-      throw abortError(label, signal.reason, `while waiting to retry after attempt ${attempt}`);
-    }
-  }
+): AsyncIterable<T> {
+  return new UpstreamItems(client, body, signal, params);
 }
 
-/** Why our side ended an attempt, when it did. */
-type Stop = 'first_item' | 'gap' | 'caller';
+/** Items waiting beyond this many pause the socket until the consumer has caught up. */
+const HIGH_WATER_ITEMS = 64;
 
-async function* streamAttempt<T>(
-  client: UpstreamClient,
-  body: string,
-  signal: CancelSignal,
-  params: StreamParams<T>,
-  where: string,
-  progress: { passed: boolean },
-): AsyncGenerator<T, AttemptEnd, undefined> {
-  const { label, timeouts } = params;
-  const attempt = new Cancellation();
-  let stopped: Stop | undefined;
-  const stop = (why: Stop) => {
-    stopped ??= why;
-    attempt.abort(why === 'caller' ? signal.reason : new Error(`attempt stopped: ${why}`));
-  };
-  const onAbort = () => stop('caller');
-  signal.addEventListener('abort', onAbort, { once: true });
-  let timer = setTimeout(() => stop('first_item'), timeouts.firstItemMs);
-  const failed = (outcome: Outcome<never>): AttemptEnd => ({ kind: 'failed', outcome });
-  const stoppedOutcome = (why: Stop): Outcome<never> => {
+/** Why our side ended an attempt. */
+type Stop = 'first_item' | 'gap' | 'caller' | 'consumer';
+
+interface Waiting<T> {
+  resolve(result: IteratorResult<T, undefined>): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The items of one streamed reply, over as many attempts as the settings allow. A class, not
+ * an object literal: see test/house/object-literals.test.ts.
+ */
+class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
+  private readonly queue: T[] = [];
+  private head = 0;
+  private waiting: Waiting<T> | undefined;
+  /** Set once the stream is over: `true` when it ended well, else the error to throw. */
+  private ended: { readonly error?: CoreError } | undefined;
+  /** An item was passed on: from then on a failure ends the stream, never a retry. */
+  private passed = false;
+  /** The attempt under way has its response's status and headers. */
+  private responded = false;
+  private attempt = 0;
+  private control: StreamControl | undefined;
+  private decoder: StreamDecoder<T> | undefined;
+  private utf8: TextDecoder | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private gapTimer = false;
+  private stopped: Stop | undefined;
+  private paused = false;
+  private readonly onAbort = () => this.stop('caller');
+
+  constructor(
+    private readonly client: UpstreamClient,
+    private readonly body: string,
+    private readonly signal: CancelSignal,
+    private readonly params: StreamParams<T>,
+  ) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
+    this.start();
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T, undefined>> {
+    if (this.head < this.queue.length) return Promise.resolve(this.take());
+    if (this.ended) {
+      return this.ended.error
+        ? Promise.reject(this.ended.error)
+        : Promise.resolve({ done: true, value: undefined });
+    }
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+    });
+  }
+
+  /** The consumer stopped early (a `break` in `for await`): the upstream request goes at once. */
+  return(): Promise<IteratorResult<T, undefined>> {
+    if (!this.ended) this.stop('consumer');
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  private take(): IteratorResult<T, undefined> {
+    const value = this.queue[this.head] as T;
+    this.head++;
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+    }
+    if (this.paused && this.queue.length - this.head < HIGH_WATER_ITEMS / 2) {
+      this.paused = false;
+      this.control?.resume();
+    }
+    return { done: false, value };
+  }
+
+  private get where(): string {
+    return `attempt ${this.attempt} of ${this.params.settings.maxRetries + 1}`;
+  }
+
+  private start(): void {
+    const { label, timeouts } = this.params;
+    this.attempt++;
+    if (this.signal.aborted) {
+      this.finish(abortError(label, this.signal.reason, `before attempt ${this.attempt}`));
+      return;
+    }
+    this.decoder = this.params.decoder();
+    this.utf8 = new TextDecoder('utf-8');
+    this.gapTimer = false;
+    this.responded = false;
+    this.timer = setTimeout(() => this.stop('first_item'), timeouts.firstItemMs);
+    this.control = this.client.stream(this.body, this);
+  }
+
+  // StreamReader: what the upstream client reports of the attempt under way.
+
+  onStart(status: number, headers: UpstreamResponse['headers']): void {
+    this.responded = true;
+    const { label, hints } = this.params;
+    const refused = judgeStatus<never>(status, headers, { label, hints, where: this.where });
+    if (refused) this.attemptFailed(refused);
+  }
+
+  onData(chunk: Buffer): void {
+    const text = this.utf8?.decode(chunk, { stream: true }) ?? '';
+    const reading = this.decoder?.push(text);
+    if (reading) this.accept(reading);
+  }
+
+  onEnd(): void {
+    const reading = this.decoder?.end();
+    if (reading && !this.accept(reading)) return;
+    this.clearTimer();
+    this.finish(undefined);
+  }
+
+  onFailure(failure: AttemptFailure): void {
+    const { label } = this.params;
+    if (failure.kind === 'connection' && this.responded) {
+      const message = `${label}: the stream broke off (${this.where})`;
+      const error = new CoreError('core_unavailable', message, { cause: failure.cause });
+      this.attemptFailed({ kind: 'retry', error });
+      return;
+    }
+    this.attemptFailed(judgeFailure(failure, { label, where: this.where }));
+  }
+
+  /** Queues what the decoder read; false when the body was unusable (the attempt failed). */
+  private accept(reading: BodyReading<readonly T[]>): boolean {
+    if (!reading.ok) {
+      const message = `${this.params.label}: unusable stream: ${reading.problem} (${this.where})`;
+      this.attemptFailed({ kind: 'retry', error: new CoreError('core_unavailable', message) });
+      return false;
+    }
+    const items = reading.value;
+    if (items.length === 0) return true;
+    this.passed = true;
+    this.restartGapTimer();
+    const waiting = this.waiting;
+    let first = 0;
+    if (waiting && this.head === this.queue.length) {
+      this.waiting = undefined;
+      first = 1;
+      waiting.resolve({ done: false, value: items[0] as T });
+    }
+    for (let i = first; i < items.length; i++) this.queue.push(items[i] as T);
+    if (!this.paused && this.queue.length - this.head >= HIGH_WATER_ITEMS) {
+      this.paused = true;
+      this.control?.pause();
+    }
+    return true;
+  }
+
+  private restartGapTimer(): void {
+    if (this.gapTimer) {
+      this.timer?.refresh();
+      return;
+    }
+    this.clearTimer();
+    this.gapTimer = true;
+    this.timer = setTimeout(() => this.stop('gap'), this.params.timeouts.gapMs);
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Our side ends the attempt under way: a timeout, the caller's signal, or the consumer. */
+  private stop(why: Stop): void {
+    if (this.ended || this.stopped) return;
+    this.stopped = why;
+    const underWay = this.control !== undefined;
+    const reason = why === 'caller' ? this.signal.reason : new Error(`attempt stopped: ${why}`);
+    this.control?.abort(reason instanceof Error ? reason : new Error('aborted by the caller'));
+    this.control = undefined;
+    this.clearTimer();
+    if (why === 'consumer') {
+      this.finish(undefined);
+      return;
+    }
+    const { label, timeouts } = this.params;
     if (why === 'caller') {
-      return judgeFailure({ kind: 'aborted', reason: signal.reason }, { label, where });
+      const when = underWay
+        ? `during ${this.where}`
+        : `while waiting to retry after attempt ${this.attempt}`;
+      this.finish(abortError(label, this.signal.reason, when));
+      return;
     }
     const limit = why === 'gap' ? `${timeouts.gapMs}ms between tokens` : 'the first token';
     const ms = why === 'gap' ? '' : ` within ${timeouts.firstItemMs}ms`;
-    const error = new CoreError('core_timeout', `${label}: waited for ${limit}${ms} (${where})`);
-    return { kind: 'retry', error };
-  };
-  try {
-    const opened = await client.open(body, attempt);
-    if (!opened.ok) {
-      if (stopped) return failed(stoppedOutcome(stopped));
-      return failed(judgeFailure(opened.failure, { label, where }));
+    const message = `${label}: waited for ${limit}${ms} (${this.where})`;
+    this.stopped = undefined;
+    this.attemptFailed({ kind: 'retry', error: new CoreError('core_timeout', message) });
+  }
+
+  /** The attempt under way failed: retried while nothing was passed on, else the end. */
+  private attemptFailed(outcome: Outcome<never>): void {
+    this.clearTimer();
+    this.control?.abort(new Error('attempt ended'));
+    this.control = undefined;
+    if (outcome.kind === 'value') {
+      this.finish(undefined);
+      return;
     }
-    const { response } = opened;
-    const refused = judgeStatus<never>(response.status, response.headers, { where, ...params });
-    if (refused) return failed(refused);
-    const decoder = params.decoder();
-    const utf8 = new TextDecoder('utf-8');
-    const pass = (reading: BodyReading<readonly T[]>) => {
-      if (!reading.ok) {
-        const message = `${label}: unusable stream: ${reading.problem} (${where})`;
-        return {
-          problem: failed({ kind: 'retry', error: new CoreError('core_unavailable', message) }),
-        };
+    const { settings } = this.params;
+    if (outcome.kind === 'fail' || this.passed || this.attempt > settings.maxRetries) {
+      this.finish(outcome.error);
+      return;
+    }
+    const { retryBaseDelayMs, retryMaxDelayMs } = settings;
+    const wait = retryDelayMs(
+      this.attempt,
+      retryBaseDelayMs,
+      retryMaxDelayMs,
+      outcome.retryAfterMs,
+    );
+    const after = this.attempt;
+    void sleep(wait, this.signal).then((waited) => {
+      if (this.ended) return;
+      if (waited) this.start();
+      else {
+        const when = `while waiting to retry after attempt ${after}`;
+        this.finish(abortError(this.params.label, this.signal.reason, when));
       }
-      return { items: reading.value };
-    };
-    try {
-      for await (const chunk of response.body) {
-        const read = pass(decoder.push(utf8.decode(chunk, { stream: true })));
-        if (read.problem) return read.problem;
-        for (const item of read.items) {
-          clearTimeout(timer);
-          progress.passed = true;
-          yield item;
-          timer = setTimeout(() => stop('gap'), timeouts.gapMs);
-        }
-      }
-    } catch (error) {
-      if (stopped) return failed(stoppedOutcome(stopped));
-      const message = `${label}: the stream broke off (${where})`;
-      return failed({
-        kind: 'retry',
-        error: new CoreError('core_unavailable', message, { cause: error }),
-      });
+    });
+  }
+
+  /** The stream is over: well (`undefined`) or with `error`, told to a waiting `next()`. */
+  private finish(error: CoreError | undefined): void {
+    if (this.ended) return;
+    this.ended = error ? { error } : {};
+    this.clearTimer();
+    this.signal.removeEventListener('abort', this.onAbort);
+    if (this.control) {
+      this.control.abort(new Error('attempt ended'));
+      this.control = undefined;
     }
-    const last = pass(decoder.end());
-    if (last.problem) return last.problem;
-    for (const item of last.items) {
-      progress.passed = true;
-      yield item;
-    }
-    return { kind: 'done' };
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-    // Ended early (the consumer stopped, a failure): the upstream request goes at once.
-    if (!attempt.aborted) attempt.abort(new Error('attempt ended'));
+    const waiting = this.waiting;
+    if (!waiting) return;
+    this.waiting = undefined;
+    if (error) waiting.reject(error);
+    else waiting.resolve({ done: true, value: undefined });
   }
 }

@@ -57,7 +57,7 @@ export interface HttpUpstream {
     signal: CancelSignal,
     decoder: () => StreamDecoder<T>,
     timeouts: StreamTimeouts,
-  ): AsyncGenerator<T, void, undefined>;
+  ): AsyncIterable<T>;
   /** Destroys the pool; later posts fail with `core_unavailable`. */
   close(): Promise<void>;
 }
@@ -86,9 +86,10 @@ export function createHttpUpstream(options: HttpUpstreamOptions): HttpUpstream {
         }
       }
     },
-    async *stream(body, signal, decoder, timeouts) {
-      if (closed) throw new CoreError('core_unavailable', `${label}: the adapter is closed`);
-      yield* streamFromUpstream(client, body, signal, {
+    stream(body, signal, decoder, timeouts) {
+      if (closed)
+        return failing(new CoreError('core_unavailable', `${label}: the adapter is closed`));
+      return streamFromUpstream(client, body, signal, {
         label,
         hints,
         settings,
@@ -101,6 +102,11 @@ export function createHttpUpstream(options: HttpUpstreamOptions): HttpUpstream {
       await client.close();
     },
   };
+}
+
+/** A stream that fails at its first item. */
+function failing(error: CoreError): AsyncIterable<never> {
+  return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
 }
 
 export type Outcome<T> =

@@ -39,26 +39,36 @@ export type AttemptResult =
   | { readonly ok: true; readonly response: UpstreamResponse }
   | { readonly ok: false; readonly failure: AttemptFailure };
 
-/** A response whose body is still arriving (a stream); non-2xx bodies too are left unread. */
-export interface OpenResponse {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The body's bytes as they arrive; ends with an error when the attempt is aborted. */
-  readonly body: AsyncIterable<Buffer>;
+/**
+ * What a streamed attempt tells its reader, in this order: `onStart` once the response's
+ * status and headers are in (2xx or not), `onData` for each piece of the body as it arrives,
+ * then either `onEnd` or `onFailure`. Nothing is called after `onEnd`, `onFailure` or the
+ * reader's own `abort`.
+ */
+export interface StreamReader {
+  onStart(status: number, headers: UpstreamResponse['headers']): void;
+  onData(chunk: Buffer): void;
+  onEnd(): void;
+  onFailure(failure: AttemptFailure): void;
 }
 
-export type OpenResult =
-  | { readonly ok: true; readonly response: OpenResponse }
-  | { readonly ok: false; readonly failure: AttemptFailure };
+/** A streamed attempt under way, as its reader controls it. */
+export interface StreamControl {
+  /** Ends the attempt: the upstream request is aborted now, or as soon as it starts. */
+  abort(reason: Error): void;
+  /** Stops reading the socket until `resume` (back-pressure). */
+  pause(): void;
+  resume(): void;
+}
 
 export interface UpstreamClient {
   post(body: string, signal: CancelSignal, timeoutMs: number): Promise<AttemptResult>;
   /**
-   * POSTs `body` and resolves once the response's headers have arrived, leaving its body to
-   * be read as it streams. `signal` ends the attempt (the caller keeps its timers); an
-   * abort is reported as `aborted` with the signal's reason.
+   * POSTs `body` and hands the response to `reader` as it streams (undici's handler API:
+   * no stream or promise per piece). The caller keeps its own timers and ends the attempt
+   * with the returned control.
    */
-  open(body: string, signal: CancelSignal): Promise<OpenResult>;
+  stream(body: string, reader: StreamReader): StreamControl;
   close(): Promise<void>;
 }
 
@@ -99,11 +109,8 @@ export function createUpstreamClient(
       // never reached it, so resend once at once on a fresh socket.
       return send(body, signal, timeoutMs);
     },
-    async open(body, signal) {
-      if (refused) return { ok: false, failure: refused };
-      const first = await openOnce(pool, { path, headers, body, signal });
-      if (first.ok || first.failure.kind !== 'connection' || !first.failure.stale) return first;
-      return openOnce(pool, { path, headers, body, signal });
+    stream(body, reader) {
+      return streamOnce(pool, { path, headers, body }, reader, refused);
     },
     async close() {
       await pool.destroy();
@@ -112,29 +119,88 @@ export function createUpstreamClient(
 }
 
 /**
- * One streamed attempt with undici's `request()`: its body is a stream that is read as the
- * upstream writes it. (The handler API of `sendOnce` saves little on a reply that takes
- * seconds, and a stream's back-pressure and abort come with `request()`.)
+ * One streamed attempt on undici's handler API. Like `post`, it resends once at once when
+ * a reused pooled socket turned out closed before any response byte (the request never
+ * reached the server).
  */
-async function openOnce(pool: Pool, params: Omit<SendParams, 'timeoutMs'>): Promise<OpenResult> {
-  const { signal } = params;
-  if (signal.aborted) return { ok: false, failure: { kind: 'aborted', reason: signal.reason } };
-  try {
-    const response = await pool.request({
-      path: params.path,
-      method: 'POST',
-      headers: params.headers,
-      body: params.body,
-      signal,
-    });
-    return {
-      ok: true,
-      response: { status: response.statusCode, headers: response.headers, body: response.body },
+function streamOnce(
+  pool: Pool,
+  request: Pick<SendParams, 'path' | 'headers' | 'body'>,
+  reader: StreamReader,
+  refused: AttemptFailure | undefined,
+): StreamControl {
+  let controller: Dispatcher.DispatchController | undefined;
+  let stopReason: Error | undefined;
+  let paused = false;
+  let over = false;
+  let resent = false;
+  const fail = (failure: AttemptFailure) => {
+    if (over) return;
+    over = true;
+    reader.onFailure(failure);
+  };
+  const dispatch = () => {
+    let responded = false;
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(started) {
+        controller = started;
+        if (stopReason) started.abort(stopReason);
+        else if (paused) started.pause();
+      },
+      onResponseStart(_controller, statusCode, responseHeaders) {
+        // 1xx informational responses come before the real one.
+        if (statusCode < 200 || over) return;
+        responded = true;
+        reader.onStart(statusCode, responseHeaders);
+      },
+      onResponseData(_controller, chunk) {
+        if (!over) reader.onData(chunk);
+      },
+      onResponseEnd() {
+        if (over) return;
+        over = true;
+        reader.onEnd();
+      },
+      onResponseError(_controller, error) {
+        if (over || stopReason) return;
+        const failure = classify(error, responded);
+        if (failure.kind === 'connection' && failure.stale && !resent) {
+          resent = true;
+          controller = undefined;
+          dispatch();
+          return;
+        }
+        fail(failure);
+      },
     };
-  } catch (error) {
-    if (signal.aborted) return { ok: false, failure: { kind: 'aborted', reason: signal.reason } };
-    return { ok: false, failure: classify(error, false) };
-  }
+    try {
+      pool.dispatch(
+        { path: request.path, method: 'POST', headers: request.headers, body: request.body },
+        handler,
+      );
+    } catch (error) {
+      // A closed pool refuses at once; told on the next tick, after the caller has its control.
+      process.nextTick(fail, classify(error, false));
+    }
+  };
+  if (refused) process.nextTick(fail, refused);
+  else dispatch();
+  return {
+    abort(reason) {
+      if (over) return;
+      over = true;
+      stopReason = reason;
+      if (controller && !controller.aborted) controller.abort(reason);
+    },
+    pause() {
+      paused = true;
+      controller?.pause();
+    },
+    resume() {
+      paused = false;
+      controller?.resume();
+    },
+  };
 }
 
 interface SendParams {
