@@ -10,6 +10,9 @@
  *   npm run build && node bench/tools/tail.mjs [--core placeholder|builtin|openai]
  *     [--stream] [--seconds 6] [--warmup 2] [--concurrency 1] [--node-args "..."] [--gc]
  *
+ * With `--gc` and `KEEP_GC_LOG=1` the server's stdout (its trace and its request log lines,
+ * whose `ms` is the server's own time per request) is kept and its path printed.
+ *
  * `--core openai` starts bench/servers/upstream.mjs as the model server. The plauder server
  * starts as in the bench (seeded SQLite, the shipped Node options unless --node-args).
  */
@@ -118,7 +121,8 @@ process.stdout.write(
 for (const s of servers.splice(0)) await s.stop();
 if (gcLog) {
   process.stdout.write(`${summariseScavenges(fs.readFileSync(gcLog, 'utf8'), skip)}\n`);
-  fs.rmSync(gcLog, { force: true });
+  if (process.env.KEEP_GC_LOG) process.stdout.write(`server stdout kept in ${gcLog}\n`);
+  else fs.rmSync(gcLog, { force: true });
 }
 for (const step of deferred.splice(0)) step();
 process.exit(0);

@@ -1,7 +1,8 @@
 /**
  * @module routes/event-stream
  * Writes a Server-Sent Events answer (a streamed reply of `/api/chat` or `/v1`): the 200
- * with its headers at once, then events as they come, and a `: ping` comment whenever
+ * with its headers (with the first event, or `OPENING_HOLD_MS` after the stream began if
+ * the core is slower), then events as they come, and a `: ping` comment whenever
  * nothing else was written for `pingMs`, so proxies and clients do not take a slow core for
  * a dead connection.
  *
@@ -22,8 +23,16 @@
 import type { FastifyReply } from 'fastify';
 
 export interface EventStream {
-  /** `event: <name>` (when named) and `data: <data>`; `data` must hold no line break. */
+  /**
+   * `event: <name>` (when named) and `data: <data>`; `data` must hold no line break. It
+   * leaves at the end of this turn of the event loop, with whatever was held before it.
+   */
   send(data: string, name?: string): void;
+  /**
+   * An event that opens the stream and may wait for the first `send` (at most
+   * `OPENING_HOLD_MS`), e.g. `/v1`'s role chunk: it then leaves in the same packet.
+   */
+  open(data: string): void;
   /** Ends the answer; nothing is written after it. */
   end(): void;
   /** True once ended, or once the client has gone. */
@@ -32,6 +41,15 @@ export interface EventStream {
 
 /** At least every 15 s (contract §9); tests pass a shorter interval. */
 export const DEFAULT_PING_MS = 15_000;
+
+/**
+ * How long the status, the headers and the opening events wait for the first event of the
+ * reply, so that a core that answers at once sends them in one packet with it: one socket
+ * write and one wake-up of the client less per stream (bench/README.md, "Streaming"). A
+ * core that thinks longer has them sent after this long, so a client always sees its 200
+ * within a few milliseconds.
+ */
+export const OPENING_HOLD_MS = 20;
 
 export function openEventStream(
   reply: FastifyReply,
@@ -46,7 +64,10 @@ class SseWriter implements EventStream {
   private readonly raw: FastifyReply['raw'];
   private readonly ping: NodeJS.Timeout;
   private isClosed = false;
+  /** The response is corked, and an uncork is scheduled (the hold's end or `setImmediate`). */
   private corked = false;
+  /** The opening's hold, until the first event or its timer ends it. */
+  private hold: NodeJS.Timeout | undefined;
 
   constructor(reply: FastifyReply, headers: Readonly<Record<string, string>>, pingMs: number) {
     this.raw = reply.raw;
@@ -63,8 +84,12 @@ class SseWriter implements EventStream {
     head['x-accel-buffering'] = 'no';
     reply.hijack();
     this.raw.writeHead(200, head);
-    // The status and headers leave now, not with the first event (the core may think a while).
-    this.write(': stream\n\n');
+    // The status, the headers and the opening wait (corked) for the first event, or until
+    // the hold ends, whichever comes first.
+    this.raw.cork();
+    this.corked = true;
+    this.hold = setTimeout(this.uncork, OPENING_HOLD_MS);
+    this.raw.write(': stream\n\n');
   }
 
   get closed(): boolean {
@@ -72,7 +97,17 @@ class SseWriter implements EventStream {
   }
 
   send(data: string, name?: string): void {
+    if (this.hold !== undefined) {
+      // The first event: what was held leaves with it, at the end of this turn.
+      clearTimeout(this.hold);
+      this.hold = undefined;
+      setImmediate(this.uncork);
+    }
     this.write(name === undefined ? `data: ${data}\n\n` : `event: ${name}\ndata: ${data}\n\n`);
+  }
+
+  open(data: string): void {
+    this.write(`data: ${data}\n\n`);
   }
 
   end(): void {
@@ -84,10 +119,13 @@ class SseWriter implements EventStream {
   private close(): void {
     this.isClosed = true;
     clearInterval(this.ping);
+    clearTimeout(this.hold);
+    this.hold = undefined;
   }
 
   private readonly uncork = () => {
     this.corked = false;
+    this.hold = undefined;
     this.raw.uncork();
   };
 

@@ -42,7 +42,7 @@ function open(
   const headers = Object.assign(rateLimitHeaders(quota), extraHeaders);
   const events = openEventStream(reply, headers, options.pingMs);
   const chunks = chunkWriter(stamp, options.model, options.includeUsage);
-  events.send(chunks.role());
+  events.open(chunks.role());
   return { events, chunks };
 }
 
