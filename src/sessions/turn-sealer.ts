@@ -16,6 +16,9 @@ import {
 } from 'node:crypto';
 
 const IV_BYTES = 12;
+const ARRAY_OPEN = Buffer.from('[');
+const ARRAY_COMMA = Buffer.from(',');
+const ARRAY_CLOSE = Buffer.from(']');
 const TAG_BYTES = 16;
 
 export interface SealedTurnContent {
@@ -39,6 +42,11 @@ export interface TurnSealer {
   conversationId(keyId: string, sessionId: string): string;
   /** Seals any JSON value, bound to `binding`. */
   sealJson(value: unknown, binding: string): string;
+  /**
+   * Seals the JSON array whose elements are `elements` (each one JSON value, UTF-8 encoded):
+   * the same as `sealJson` of the array, without encoding again the elements a caller kept.
+   */
+  sealJsonArray(elements: readonly Buffer[], binding: string): string;
   /** Undefined when the data was tampered with or sealed under another secret or binding. */
   openJson(sealed: string, binding: string): unknown;
   /** Opens one turn of a session stored before the memory window was one value. */
@@ -51,14 +59,24 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
   const conversationKey = derive(secret, 'plauder core conversation id v1');
 
   const nextIv = createIvSource();
-  const sealJson = (value: unknown, binding: string) => {
+  const seal = (plain: string | Buffer, binding: string) => {
     const iv = nextIv();
     const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv);
     cipher.setAAD(Buffer.from(binding));
-    const body = cipher.update(JSON.stringify(value), 'utf8');
+    const body = typeof plain === 'string' ? cipher.update(plain, 'utf8') : cipher.update(plain);
     // GCM is a stream mode: `final()` adds nothing, it only computes the tag.
     cipher.final();
     return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+  };
+  const sealJson = (value: unknown, binding: string) => seal(JSON.stringify(value), binding);
+  const sealJsonArray = (elements: readonly Buffer[], binding: string) => {
+    const pieces: Buffer[] = [ARRAY_OPEN];
+    for (const element of elements) {
+      if (pieces.length > 1) pieces.push(ARRAY_COMMA);
+      pieces.push(element);
+    }
+    pieces.push(ARRAY_CLOSE);
+    return seal(Buffer.concat(pieces), binding);
   };
   const openJson = (sealed: string, binding: string): unknown => {
     try {
@@ -96,6 +114,7 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
         .digest('base64url');
     },
     sealJson,
+    sealJsonArray,
     openJson,
     open(sealed, binding) {
       const value = openJson(sealed, binding);
