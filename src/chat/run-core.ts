@@ -38,7 +38,7 @@ export interface CoreLimits {
 }
 
 /**
- * The service stopping, as every turn waiting for its core hears of it. A set of callbacks
+ * The service stopping, as every turn waiting for its core hears of it. A list of callbacks
  * rather than an AbortSignal: adding and removing an EventTarget listener on every turn
  * cost more than the rest of this module's bookkeeping.
  */
@@ -52,20 +52,58 @@ export function createStopping(): Stopping & { stop(): void } {
   return new StoppingSignal();
 }
 
+/** One turn's listener, linked to the others while the turn waits. */
+interface Watcher {
+  listener: (() => void) | undefined;
+  newer: Watcher | undefined;
+  older: Watcher | undefined;
+}
+
+/**
+ * The listeners are a doubly linked list of the turns' own nodes, not a `Set`: on Node 20 a
+ * long-lived `Set` that every turn adds itself to and deletes itself from kept the deleted
+ * turns reachable until the next full collection, so at 50 turns in flight every scavenge
+ * promoted 200 KB of finished requests (3 KB with the list; bench/README.md, "What a turn
+ * leaves behind").
+ */
 class StoppingSignal implements Stopping {
-  private readonly listeners = new Set<() => void>();
+  private newest: Watcher | undefined;
   stopped = false;
 
   watch(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    const watcher: Watcher = { listener, newer: undefined, older: this.newest };
+    if (this.newest) this.newest.newer = watcher;
+    this.newest = watcher;
+    return () => this.unlink(watcher);
   }
 
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    for (const listener of this.listeners) listener();
-    this.listeners.clear();
+    const listeners: Array<() => void> = [];
+    let watcher = this.newest;
+    this.newest = undefined;
+    while (watcher) {
+      const { older } = watcher;
+      if (watcher.listener) listeners.push(watcher.listener);
+      watcher.listener = undefined;
+      watcher.newer = undefined;
+      watcher.older = undefined;
+      watcher = older;
+    }
+    // Oldest first, as the turns began.
+    for (const listener of listeners.reverse()) listener();
+  }
+
+  private unlink(watcher: Watcher): void {
+    if (watcher.listener === undefined) return;
+    watcher.listener = undefined;
+    const { newer, older } = watcher;
+    if (newer) newer.older = older;
+    else if (this.newest === watcher) this.newest = older;
+    if (older) older.newer = newer;
+    watcher.newer = undefined;
+    watcher.older = undefined;
   }
 }
 

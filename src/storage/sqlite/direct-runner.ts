@@ -108,10 +108,17 @@ function commitGroup(
     return;
   }
   const outcomes: Array<{ ok: true; result: unknown } | { ok: false; error: unknown }> = [];
+  // A job alone in its group needs no savepoint: if it fails, the group's rollback undoes
+  // exactly it (two statements fewer for every reservation a lone request makes).
+  const alone = writes.length === 1;
   try {
     if (!sqlite.open) throw new Error('The database connection is not open');
     prepare('begin immediate').run();
     for (const write of writes) {
+      if (alone) {
+        outcomes.push({ ok: true, result: write.run() });
+        continue;
+      }
       try {
         outcomes.push({ ok: true, result: runOne(sqlite, prepare, write) });
       } catch (error) {
