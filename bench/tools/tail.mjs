@@ -8,7 +8,9 @@
  * of the measured part are summarised (pause, bytes promoted per scavenge).
  *
  *   npm run build && node bench/tools/tail.mjs [--core placeholder|builtin|openai]
- *     [--stream] [--seconds 6] [--warmup 2] [--concurrency 1] [--node-args "..."] [--gc]
+ *     [--stream] [--seconds 6] [--warmup 2] [--concurrency 1] [--sessions 0] [--node-args "..."]
+ *     [--gc]
+ * `--sessions N` seeds N sessions with full windows and sends each request to the next.
  *
  * With `--gc` and `KEEP_GC_LOG=1` the server's stdout (its trace and its request log lines,
  * whose `ms` is the server's own time per request) is kept and its path printed.
@@ -36,6 +38,7 @@ const { values: args } = parseArgs({
     'node-args': { type: 'string' },
     gc: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '1' },
+    sessions: { type: 'string', default: '0' },
   },
 });
 
@@ -56,9 +59,10 @@ if (args.core === 'openai') {
   });
 }
 const nodeArgs = ctx.opts.nodeArgs ?? shippedNodeArgs(root);
-const { server, headers } = await startPlauder(ctx, {
+const sessions = Number(args.sessions);
+const { server, seed, headers } = await startPlauder(ctx, {
   keys: 1,
-  sessions: 0,
+  sessions,
   core: args.core,
   env,
   ...(gcLog ? { stdoutFile: gcLog } : {}),
@@ -67,21 +71,29 @@ const { server, headers } = await startPlauder(ctx, {
 
 const concurrency = Number(args.concurrency);
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-const body = JSON.stringify({ message: MESSAGE });
-const requestHeaders = {
+// With --sessions N, the requests cycle through the N seeded sessions (full windows).
+const bodies =
+  sessions === 0
+    ? [JSON.stringify({ message: MESSAGE })]
+    : Array.from({ length: sessions }, (_, i) =>
+        JSON.stringify({ message: seed.message, sessionId: `${seed.sessionPrefix}${i}` }),
+      );
+let sent = 0;
+const requestHeaders = (body) => ({
   ...headers,
   'content-length': Buffer.byteLength(body),
   ...(args.stream ? { accept: 'text/event-stream' } : {}),
-};
+});
 
 /** Milliseconds to the first byte of the answer (of a stream: to its first event). */
 function once() {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let first;
+    const body = bodies[sent++ % bodies.length];
     const req = http.request(
       `${server.url}/api/chat`,
-      { method: 'POST', agent, headers: requestHeaders },
+      { method: 'POST', agent, headers: requestHeaders(body) },
       (res) => {
         res.setEncoding('utf8');
         res.on('data', (chunk) => {

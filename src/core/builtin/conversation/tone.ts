@@ -37,11 +37,32 @@ const PHRASES: ReadonlyArray<readonly string[]> = [
   ['what', 'the', 'hell'],
 ];
 
+/** The phrases by their first word, so that a token that starts none costs one lookup. */
+const PHRASES_BY_FIRST = new Map<string, Array<readonly string[]>>();
+for (const phrase of PHRASES) {
+  const first = phrase[0] as string;
+  const list = PHRASES_BY_FIRST.get(first);
+  if (list) list.push(phrase);
+  else PHRASES_BY_FIRST.set(first, [phrase]);
+}
+
+/** The phrase that starts at `tokens[i]`, if any (no callbacks: this runs for every token). */
+function phraseAt(tokens: readonly string[], i: number): readonly string[] | undefined {
+  const candidates = PHRASES_BY_FIRST.get(tokens[i] as string);
+  if (candidates === undefined) return undefined;
+  for (const words of candidates) {
+    let k = 1;
+    while (k < words.length && tokens[i + k] === words[k]) k++;
+    if (k === words.length) return words;
+  }
+  return undefined;
+}
+
 export function detectTone(tokens: readonly string[]): Tone {
   const rest: string[] = [];
   let upset = false;
   for (let i = 0; i < tokens.length; i++) {
-    const phrase = PHRASES.find((words) => words.every((word, k) => tokens[i + k] === word));
+    const phrase = phraseAt(tokens, i);
     if (phrase !== undefined) {
       upset = true;
       i += phrase.length - 1;

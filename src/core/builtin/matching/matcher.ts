@@ -109,8 +109,20 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
     return total;
   };
 
-  const requiresMet = (entry: IndexedEntry, queryMark: number) =>
-    entry.requires.every((group) => group.some((concept) => present[concept] === queryMark));
+  /** Every group of the entry's required concepts has one in the query (loops: no callbacks). */
+  const requiresMet = (entry: IndexedEntry, queryMark: number) => {
+    for (const group of entry.requires) {
+      let met = false;
+      for (const concept of group) {
+        if (present[concept] === queryMark) {
+          met = true;
+          break;
+        }
+      }
+      if (!met) return false;
+    }
+    return true;
+  };
 
   return {
     score(units) {
