@@ -115,16 +115,41 @@ function table(results, sides) {
     '| scenario | round | req/s before | req/s after | × | CPU ms/req before | CPU ms/req after |',
     '|---|---:|---:|---:|---:|---:|---:|',
   ];
+  const medians = [];
   for (const id of ids) {
+    const pairs = [];
     for (let round = 1; round <= rounds; round++) {
       const [a, b] = sides.map((s) =>
         results.find((r) => r.id === id && r.round === round && r.side === s.name),
       );
       if (!a || !b) continue;
+      pairs.push([a, b]);
       lines.push(
         `| \`${id}\` | ${round} | ${Math.round(a.rps)} | ${Math.round(b.rps)} | ${(b.rps / a.rps).toFixed(2)} | ${a.cpuMsPerReq?.toFixed(3)} | ${b.cpuMsPerReq?.toFixed(3)} |`,
       );
     }
+    if (pairs.length === 0) continue;
+    const ratio = median(pairs.map(([a, b]) => b.rps / a.rps));
+    const cpuRatio = median(pairs.map(([a, b]) => b.cpuMsPerReq / a.cpuMsPerReq));
+    const cpuA = median(pairs.map(([a]) => a.cpuMsPerReq));
+    const cpuB = median(pairs.map(([, b]) => b.cpuMsPerReq));
+    medians.push(
+      `| \`${id}\` | ${ratio.toFixed(2)} | ${cpuA.toFixed(3)} | ${cpuB.toFixed(3)} | ${cpuRatio.toFixed(2)} |`,
+    );
   }
+  lines.push(
+    '',
+    'Medians over the rounds (× is after / before, per round, then the median):',
+    '',
+    '| scenario | req/s × | CPU ms/req before | CPU ms/req after | CPU × |',
+    '|---|---:|---:|---:|---:|',
+    ...medians,
+  );
   return `${lines.join('\n')}\n`;
+}
+
+function median(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
