@@ -35,6 +35,7 @@ export async function createStore(config: DatabaseConfig): Promise<Store> {
     await opened.migrateExclusively(() => migrate(db));
   } catch (error) {
     await db.destroy().catch(() => {});
+    await opened.close?.().catch(() => {});
     throw new Error(`Cannot open the database ${describe(config)}: ${reason(error)}`, {
       cause: error,
     });

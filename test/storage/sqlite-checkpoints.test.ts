@@ -1,34 +1,83 @@
 /**
- * WAL checkpoints of the SQLite store (src/storage/sqlite/open-sqlite.ts): never inside a
- * commit (that made one request in a few hundred wait for a sync to disk), but on a timer,
- * so the WAL's pages reach the database file without any further write.
+ * WAL checkpoints of the SQLite store (src/storage/sqlite/open-sqlite.ts, checkpointer.ts):
+ * never inside a commit (that made one request in a few hundred wait for a sync to disk),
+ * but on a timer in a worker thread with its own connection, so the WAL's pages reach the
+ * database file without any further write and without holding the event loop.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type Checkpointer, startCheckpointer } from '../../src/storage/sqlite/checkpointer.js';
 import { openSqlite } from '../../src/storage/sqlite/open-sqlite.js';
 import { until } from '../helpers/sse.js';
 import { tempDir } from '../helpers/test-database.js';
 
 const dirs: string[] = [];
-const closers: Array<() => Promise<void>> = [];
+const closers: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
+  for (const close of closers.splice(0).reverse()) await close();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function store() {
+function tempFile(): string {
   const dir = tempDir('plauder-checkpoint-');
   dirs.push(dir);
-  const file = path.join(dir, 'test.db');
+  return path.join(dir, 'test.db');
+}
+
+function store() {
+  const file = tempFile();
   const opened = openSqlite(file);
-  closers.push(() => opened.db.destroy());
-  return { db: opened.db, file };
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await opened.db.destroy();
+    await opened.close?.();
+  };
+  closers.push(close);
+  return { db: opened.db, file, close, opened };
 }
 
 const ROWS = 300;
 const ROW_BYTES = 8192;
+/** What ROWS rows take in the database file once checkpointed. */
+const FILLED = ROWS * ROW_BYTES;
+
+/** A connection as the store opens it, with rows that are in the WAL only. */
+function walWithRows(file: string): SqliteDatabase.Database {
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('wal_autocheckpoint = 0');
+  sqlite.exec('create table big (b blob not null)');
+  const insert = sqlite.prepare('insert into big values (randomblob(?))');
+  for (let i = 0; i < ROWS; i++) insert.run(ROW_BYTES);
+  closers.push(() => {
+    if (sqlite.open) sqlite.close();
+  });
+  return sqlite;
+}
+
+function fileSize(file: string): number {
+  return fs.statSync(file).size;
+}
+
+/**
+ * Holds this thread (no timer, no event of this thread runs) until `done` or `ms` passed;
+ * says whether `done` came true meanwhile.
+ */
+function holdThread(done: () => boolean, ms: number): boolean {
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (done()) return true;
+    Atomics.wait(cell, 0, 0, 10);
+  }
+  return done();
+}
 
 describe('SQLite checkpoints', () => {
   it('are not run by commits: the automatic checkpoint is off', async () => {
@@ -40,7 +89,7 @@ describe('SQLite checkpoints', () => {
   });
 
   it('copy the WAL into the database file on their own, with no further write', async () => {
-    const { db, file } = store();
+    const { db, file, close } = store();
     await sql`create table big (b blob not null)`.execute(db);
     // About 700 pages: fewer than SQLite's automatic checkpoint (1000) would ever copy, so
     // only the timer brings them into the database file.
@@ -48,10 +97,65 @@ describe('SQLite checkpoints', () => {
       await sql`insert into big values (randomblob(${ROW_BYTES}))`.execute(db);
     }
     await until(
-      () => (fs.statSync(file).size >= ROWS * ROW_BYTES ? true : undefined),
+      () => (fileSize(file) >= FILLED ? true : undefined),
       'the WAL checkpointed into the database file',
     );
     const { rows } = await sql<{ n: number }>`select count(*) as n from big`.execute(db);
     expect(rows[0]?.n).toBe(ROWS);
+
+    // Closing waits for the checkpointing connection to close as well: the last connection
+    // to close removes the WAL, which an open one would keep.
+    expect(fs.existsSync(`${file}-wal`)).toBe(true);
+    await close();
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('run in a worker thread: the WAL reaches the database file while this thread is held', async () => {
+    const file = tempFile();
+    const sqlite = walWithRows(file);
+    const checkpointer = startCheckpointer(sqlite, file, { intervalMs: 30 });
+    closers.push(() => checkpointer.stop());
+    // The worker starts at the first interval (on this thread's timer) and checkpoints
+    // what is there: wait for that, then write more and hold this thread.
+    await until(() => (fileSize(file) >= FILLED ? true : undefined), 'the first checkpoint');
+    const insert = sqlite.prepare('insert into big values (randomblob(?))');
+    for (let i = 0; i < ROWS; i++) insert.run(ROW_BYTES);
+    expect(holdThread(() => fileSize(file) >= 2 * FILLED, 8000)).toBe(true);
+  });
+
+  it('on the event loop (the fallback) wait while this thread is held: the test above can fail', async () => {
+    const file = tempFile();
+    const sqlite = walWithRows(file);
+    const checkpointer = startCheckpointer(sqlite, file, { intervalMs: 30, where: 'event-loop' });
+    closers.push(() => checkpointer.stop());
+    expect(holdThread(() => fileSize(file) >= FILLED, 600)).toBe(false);
+    await until(() => (fileSize(file) >= FILLED ? true : undefined), 'a checkpoint after the hold');
+  });
+
+  it("do not count as another connection's commit (data_version stays)", async () => {
+    const file = tempFile();
+    const sqlite = walWithRows(file);
+    const version = () => sqlite.pragma('data_version', { simple: true });
+    const before = version();
+    const checkpointer = startCheckpointer(sqlite, file, { intervalMs: 30 });
+    closers.push(() => checkpointer.stop());
+    await until(() => (fileSize(file) >= FILLED ? true : undefined), 'a checkpoint');
+    expect(version()).toBe(before);
+    // A commit of another connection does move it: the check above can fail.
+    const other = new SqliteDatabase(file);
+    other.exec("insert into big values (x'00')");
+    other.close();
+    expect(version()).not.toBe(before);
+  });
+
+  it('stop before the first interval starts no worker and leaves the connection working', async () => {
+    const file = tempFile();
+    const sqlite = walWithRows(file);
+    const checkpointer: Checkpointer = startCheckpointer(sqlite, file, { intervalMs: 200 });
+    await checkpointer.stop();
+    // Well past the first interval: no checkpoint ran.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(fileSize(file)).toBeLessThan(FILLED);
+    expect(sqlite.prepare('select count(*) as n from big').get()).toEqual({ n: ROWS });
   });
 });

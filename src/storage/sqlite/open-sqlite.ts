@@ -20,6 +20,7 @@ import {
 import type { OpenedDatabase } from '../dialect.js';
 import { registerDirectRunner } from '../prepared-query.js';
 import type { Database } from '../schema.js';
+import { startCheckpointer } from './checkpointer.js';
 import { createDirectRunner, type Prepare } from './direct-runner.js';
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -38,16 +39,17 @@ export function openSqlite(file: string): OpenedDatabase {
   // file anyway, and 4 MB kept the same throughput with 10 000 stored sessions at 13 MB
   // less RSS (bench/README.md).
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-  const stopCheckpoints = checkpointOnATimer(sqlite);
+  // Checkpoints on a timer, not inside the commit that fills 1000 pages: SQLite runs its
+  // automatic checkpoint inside that commit, and every few hundred requests one request
+  // waited for the sync to disk (bench/README.md, "Garbage the request path leaves").
+  sqlite.pragma('wal_autocheckpoint = 0');
+  const checkpointer =
+    file === ':memory:'
+      ? undefined
+      : startCheckpointer(sqlite, file, { intervalMs: CHECKPOINT_INTERVAL_MS });
   const prepare = statementCache(sqlite);
   const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({
-      prepare,
-      close: () => {
-        stopCheckpoints();
-        sqlite.close();
-      },
-    }),
+    dialect: new ImmediateSqliteDialect({ prepare, close: () => sqlite.close() }),
   });
   registerDirectRunner(db, createDirectRunner(sqlite, prepare));
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
@@ -78,29 +80,11 @@ export function openSqlite(file: string): OpenedDatabase {
     // Migrations take SQLite's write lock; racing processes wait on the busy timeout,
     // and `migrate` retries the bookkeeping set-up that Kysely runs outside it.
     migrateExclusively: (migrate) => migrate(),
+    // After the connection: the worker's connection, closed last, checkpoints the rest.
+    close: async () => {
+      await checkpointer?.stop();
+    },
   };
-}
-
-/**
- * WAL checkpoints once a second instead of in the commit that fills 1000 pages. SQLite runs
- * its automatic checkpoint inside that commit, and with `synchronous = NORMAL` a checkpoint
- * syncs the file to disk: every few hundred requests one request waited 1-3 ms for it
- * (a tenth of the slow answers at concurrency 1; bench/README.md, "Garbage the request
- * path leaves"). A PASSIVE checkpoint never waits for other connections: what it cannot
- * copy now, the next one does. The last connection to close checkpoints the rest.
- */
-function checkpointOnATimer(sqlite: SqliteDatabase.Database): () => void {
-  sqlite.pragma('wal_autocheckpoint = 0');
-  const timer = setInterval(() => {
-    if (!sqlite.open || sqlite.inTransaction) return;
-    try {
-      sqlite.pragma('wal_checkpoint(PASSIVE)');
-    } catch {
-      // Busy (another process checkpoints) or closing: the next tick tries again.
-    }
-  }, CHECKPOINT_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
 }
 
 /**

@@ -1,0 +1,117 @@
+/**
+ * @module storage/sqlite/checkpointer
+ * WAL checkpoints off the event loop. A checkpoint copies the WAL's pages into the database
+ * file and, with `synchronous = NORMAL`, syncs both files to disk: 3-11 ms once a second
+ * under load, during which a checkpoint on the event loop held every request in flight
+ * (bench/README.md, "Checkpoints off the event loop"). A worker thread with a connection of
+ * its own runs them instead; SQLite lets any connection checkpoint a WAL, and a PASSIVE
+ * checkpoint never waits for the writers.
+ *
+ * The worker starts at the first interval, so a command that is done within a second (the
+ * CLI beside a running server) never starts one. Should it fail to start or stop early,
+ * the checkpoints run on the event loop as before, so the WAL is never left to grow.
+ */
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type SqliteDatabase from 'better-sqlite3';
+
+export interface Checkpointer {
+  /** Stops the checkpoints; resolves once the worker's connection is closed. */
+  stop(): Promise<void>;
+}
+
+export interface CheckpointerOptions {
+  readonly intervalMs: number;
+  /** `thread`: in a worker (the default); `event-loop`: on this thread (no worker). */
+  readonly where?: 'thread' | 'event-loop';
+}
+
+/**
+ * The worker's code, evaluated as a script: it runs from `dist/` and from the sources under
+ * the test runner alike, and requires the same better-sqlite3 as the main thread.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true, timeout: 0 });
+db.pragma('synchronous = NORMAL');
+const checkpoint = () => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy (another connection checkpoints): the next interval tries again.
+  }
+};
+const timer = setInterval(checkpoint, workerData.intervalMs);
+checkpoint();
+parentPort.once('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
+
+/** A small heap: the worker holds one connection and one timer. */
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 };
+
+export function startCheckpointer(
+  sqlite: SqliteDatabase.Database,
+  file: string,
+  { intervalMs, where = 'thread' }: CheckpointerOptions,
+): Checkpointer {
+  let worker: Worker | undefined;
+  let onLoop: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const checkpointHere = () => {
+    if (!sqlite.open || sqlite.inTransaction) return;
+    try {
+      sqlite.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Busy (another process checkpoints) or closing: the next tick tries again.
+    }
+  };
+  const runOnLoop = () => {
+    if (stopped || onLoop) return;
+    onLoop = setInterval(checkpointHere, intervalMs);
+    onLoop.unref();
+  };
+  const startWorker = () => {
+    if (stopped) return;
+    try {
+      worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { file, intervalMs, driver: DRIVER },
+        resourceLimits: WORKER_LIMITS,
+      });
+    } catch {
+      runOnLoop();
+      return;
+    }
+    worker.unref();
+    worker.on('error', () => {});
+    worker.once('exit', () => {
+      worker = undefined;
+      runOnLoop();
+    });
+  };
+
+  const first = setTimeout(where === 'thread' ? startWorker : runOnLoop, intervalMs);
+  first.unref();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      if (onLoop) clearInterval(onLoop);
+      const running = worker;
+      if (!running) return;
+      const exited = once(running, 'exit');
+      running.postMessage('stop');
+      await exited;
+    },
+  };
+}
