@@ -79,6 +79,14 @@ interface SessionState {
    * window was half of sealing it; bench/README.md, "Sealing only what is new").
    */
   readonly encoded?: readonly Buffer[];
+  /**
+   * Read from the database for this turn (not found in the cache): its window is sealed
+   * whole and kept without `encoded`. With many more sessions than the cache holds, almost
+   * every turn is such a turn, and encoding its turns one by one for a next turn that finds
+   * the window gone from the cache only made garbage; a session whose window is found in
+   * the cache encodes it once and keeps that.
+   */
+  readonly fresh?: boolean;
   /** Stored before the window existed: the turns are in the legacy table. */
   readonly legacy: boolean;
 }
@@ -136,8 +144,9 @@ export function createSessionService(
       entries: expired ? [] : await entriesOf(keyId, hash, row),
       legacy,
     };
-    if (!expired && !legacy) windows.set(keyId, state);
-    return state;
+    if (expired || legacy) return state;
+    windows.set(keyId, state);
+    return Object.assign({}, state, { fresh: true });
   }
 
   async function entriesOf(keyId: string, hash: string, row: SessionRow): Promise<WindowEntry[]> {
@@ -181,9 +190,27 @@ export function createSessionService(
   ) {
     if (options.window === 0) return false;
     const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
-    const encodedEntry = encode(entry);
+    // The window's turns encoded one by one are kept for a session found in the cache.
+    const keepEncoded = opened.encoded !== undefined || opened.fresh !== true;
+    const encodedEntry = keepEncoded ? encode(entry) : undefined;
+    /** Seals `entries`, from the kept encoded turns and this one when there are any. */
+    const sealEntries = (
+      entries: WindowEntry[],
+      before: readonly Buffer[] | undefined,
+      binding: string,
+    ): { sealed: string; encoded: readonly Buffer[] | undefined } => {
+      if (before === undefined || encodedEntry === undefined) {
+        return { sealed: sealer.sealJson(entries, binding), encoded: undefined };
+      }
+      const encoded = [...before, encodedEntry].slice(-options.window);
+      return { sealed: sealer.sealJsonArray(encoded, binding), encoded };
+    };
     const activeSince = nowMs - options.ttlMs;
-    const remember = (head: SessionHead, entries: WindowEntry[], encoded: readonly Buffer[]) =>
+    const remember = (
+      head: SessionHead,
+      entries: WindowEntry[],
+      encoded: readonly Buffer[] | undefined,
+    ) =>
       windows.set(keyId, {
         hash: opened.hash,
         turnCount: head.turnCount,
@@ -200,9 +227,10 @@ export function createSessionService(
     if (together.length === 0 && !opened.legacy) {
       const stale = opened.turnCount === 0 || opened.lastActiveAt < activeSince;
       const entries = [...(stale ? [] : opened.entries), entry].slice(-options.window);
-      const encoded = [...(stale ? [] : encodedOf(opened)), encodedEntry].slice(-options.window);
+      const before = stale ? [] : keepEncoded ? encodedOf(opened) : undefined;
       const count = opened.turnCount + 1;
-      const sealed = sealer.sealJsonArray(encoded, windowBinding(keyId, opened.hash, count));
+      const binding = windowBinding(keyId, opened.hash, count);
+      const { sealed, encoded } = sealEntries(entries, before, binding);
       const change = { expectedCount: opened.turnCount, sealed, now: nowMs, activeSince };
       if (await sessions.replaceWindow(keyId, opened.hash, change)) {
         const createdAt = stale ? nowMs : opened.createdAt;
@@ -212,18 +240,23 @@ export function createSessionService(
     }
 
     let written: WindowEntry[] = [];
-    let writtenEncoded: readonly Buffer[] = [];
+    let writtenEncoded: readonly Buffer[] | undefined;
     const head = await sessions.appendTurn(keyId, opened.hash, {
       now: nowMs,
       activeSince,
       with: together,
       build: (row) => {
         const before = lockedEntries(keyId, opened, row, nowMs);
-        const encodedBefore = before === opened.entries ? encodedOf(opened) : before.map(encode);
+        const encodedBefore = !keepEncoded
+          ? undefined
+          : before === opened.entries
+            ? encodedOf(opened)
+            : before.map(encode);
         written = [...before, entry].slice(-options.window);
-        writtenEncoded = [...encodedBefore, encodedEntry].slice(-options.window);
         const binding = windowBinding(keyId, opened.hash, row.turnCount + 1);
-        return sealer.sealJsonArray(writtenEncoded, binding);
+        const { sealed, encoded } = sealEntries(written, encodedBefore, binding);
+        writtenEncoded = encoded;
+        return sealed;
       },
     });
     remember(head, written, writtenEncoded);

@@ -138,4 +138,52 @@ describe('the in-memory windows of one instance', () => {
     expect(windowReads).toBe(1);
     expect(a.history).toEqual([turn]);
   });
+
+  it('store the same window whether a turn found it in the cache or read it from the database', async () => {
+    const database = await createTestDatabase();
+    cleanup.push(() => database.drop());
+    const store = await createStore(loadConfig(database.env).database);
+    cleanup.push(() => store.close());
+    await createKeysRepository(store.db).create(
+      { id: 'key_1', name: 'k', plan: 'standard', active: true, hash: 'h', displayPrefix: 'p' },
+      0,
+    );
+    const repository = createSessionsRepository(store.db);
+    let windowReads = 0;
+    const counting: SessionsRepository = {
+      ...repository,
+      find: (keyId, hash) => {
+        windowReads++;
+        return repository.find(keyId, hash);
+      },
+    };
+    const sealer = createTurnSealer(randomBytes(32));
+    const options = { window: 3, ttlMs: 60_000 };
+    // `warm` keeps windows in memory; `cold` (no cache) reads every window and seals it whole.
+    const warm = createSessionService(counting, sealer, options);
+    const cold = createSessionService(repository, sealer, { ...options, cachedWindowChars: 0 });
+    const turnOf = (text: string) => ({
+      message: text,
+      reply: `re ${text}`,
+      language: 'de' as const,
+    });
+    const say = async (service: typeof warm, text: string, at: number) =>
+      (await service.open('key_1', 'a', at)).record(turnOf(text), at);
+
+    await say(cold, 'a1', 1000);
+    await say(cold, 'a2', 1001);
+    windowReads = 0;
+    await say(warm, 'a3', 1002); // read from the database, sealed whole
+    await say(warm, 'a4', 1003); // found in the cache: its turns encoded, kept
+    await say(warm, 'a5', 1004); // found in the cache with its encoded turns
+    expect(windowReads).toBe(1);
+    await say(cold, 'a6', 1005); // reads the window sealed from encoded turns
+    await say(warm, 'a7', 1006); // its copy is stale: read again
+    expect(windowReads).toBe(2);
+
+    // A third instance opens what was stored: the last 3 turns, in order.
+    const other = createSessionService(repository, sealer, options);
+    const opened = await other.open('key_1', 'a', 2000);
+    expect(opened.history).toEqual([turnOf('a5'), turnOf('a6'), turnOf('a7')]);
+  });
 });
