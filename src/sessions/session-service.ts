@@ -192,17 +192,19 @@ export function createSessionService(
     const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
     // The window's turns encoded one by one are kept for a session found in the cache.
     const keepEncoded = opened.encoded !== undefined || opened.fresh !== true;
-    const encodedEntry = keepEncoded ? encode(entry) : undefined;
-    /** Seals `entries`, from the kept encoded turns and this one when there are any. */
+    /**
+     * Seals `entries`: from the turns before this one encoded (`before`) and this one, or,
+     * when they are not kept (`before` undefined), the window whole.
+     */
     const sealEntries = (
       entries: WindowEntry[],
       before: readonly Buffer[] | undefined,
       binding: string,
     ): { sealed: string; encoded: readonly Buffer[] | undefined } => {
-      if (before === undefined || encodedEntry === undefined) {
+      if (before === undefined) {
         return { sealed: sealer.sealJson(entries, binding), encoded: undefined };
       }
-      const encoded = [...before, encodedEntry].slice(-options.window);
+      const encoded = [...before, encode(entry)].slice(-options.window);
       return { sealed: sealer.sealJsonArray(encoded, binding), encoded };
     };
     const activeSince = nowMs - options.ttlMs;
@@ -227,7 +229,7 @@ export function createSessionService(
     if (together.length === 0 && !opened.legacy) {
       const stale = opened.turnCount === 0 || opened.lastActiveAt < activeSince;
       const entries = [...(stale ? [] : opened.entries), entry].slice(-options.window);
-      const before = stale ? [] : keepEncoded ? encodedOf(opened) : undefined;
+      const before = !keepEncoded ? undefined : stale ? [] : encodedOf(opened);
       const count = opened.turnCount + 1;
       const binding = windowBinding(keyId, opened.hash, count);
       const { sealed, encoded } = sealEntries(entries, before, binding);

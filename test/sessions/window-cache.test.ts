@@ -100,25 +100,31 @@ describe('the in-memory windows of two instances of one database', () => {
   });
 });
 
+/** A store with one key, its sessions repository, and one that counts the windows it reads. */
+async function storeWithKey() {
+  const database = await createTestDatabase();
+  cleanup.push(() => database.drop());
+  const store = await createStore(loadConfig(database.env).database);
+  cleanup.push(() => store.close());
+  await createKeysRepository(store.db).create(
+    { id: 'key_1', name: 'k', plan: 'standard', active: true, hash: 'h', displayPrefix: 'p' },
+    0,
+  );
+  const repository = createSessionsRepository(store.db);
+  const reads = { windows: 0 };
+  const counting: SessionsRepository = {
+    ...repository,
+    find: (keyId, hash) => {
+      reads.windows++;
+      return repository.find(keyId, hash);
+    },
+  };
+  return { repository, counting, reads };
+}
+
 describe('the in-memory windows of one instance', () => {
   it('hold at most their budget of text, the least recently used going first', async () => {
-    const database = await createTestDatabase();
-    cleanup.push(() => database.drop());
-    const store = await createStore(loadConfig(database.env).database);
-    cleanup.push(() => store.close());
-    await createKeysRepository(store.db).create(
-      { id: 'key_1', name: 'k', plan: 'standard', active: true, hash: 'h', displayPrefix: 'p' },
-      0,
-    );
-    const repository = createSessionsRepository(store.db);
-    let windowReads = 0;
-    const counting: SessionsRepository = {
-      ...repository,
-      find: (keyId, hash) => {
-        windowReads++;
-        return repository.find(keyId, hash);
-      },
-    };
+    const { counting, reads } = await storeWithKey();
     // Room for two sessions of one 10-character turn each, not three.
     const sessions = createSessionService(counting, createTurnSealer(randomBytes(32)), {
       window: 20,
@@ -130,33 +136,17 @@ describe('the in-memory windows of one instance', () => {
       const opened = await sessions.open('key_1', id, 1000);
       await opened.record(turn, 1000);
     }
-    windowReads = 0;
+    reads.windows = 0;
     await sessions.open('key_1', 'c', 2000);
     await sessions.open('key_1', 'b', 2000);
-    expect(windowReads).toBe(0);
+    expect(reads.windows).toBe(0);
     const a = await sessions.open('key_1', 'a', 2000); // pushed out by c
-    expect(windowReads).toBe(1);
+    expect(reads.windows).toBe(1);
     expect(a.history).toEqual([turn]);
   });
 
   it('store the same window whether a turn found it in the cache or read it from the database', async () => {
-    const database = await createTestDatabase();
-    cleanup.push(() => database.drop());
-    const store = await createStore(loadConfig(database.env).database);
-    cleanup.push(() => store.close());
-    await createKeysRepository(store.db).create(
-      { id: 'key_1', name: 'k', plan: 'standard', active: true, hash: 'h', displayPrefix: 'p' },
-      0,
-    );
-    const repository = createSessionsRepository(store.db);
-    let windowReads = 0;
-    const counting: SessionsRepository = {
-      ...repository,
-      find: (keyId, hash) => {
-        windowReads++;
-        return repository.find(keyId, hash);
-      },
-    };
+    const { repository, counting, reads } = await storeWithKey();
     const sealer = createTurnSealer(randomBytes(32));
     const options = { window: 3, ttlMs: 60_000 };
     // `warm` keeps windows in memory; `cold` (no cache) reads every window and seals it whole.
@@ -172,14 +162,14 @@ describe('the in-memory windows of one instance', () => {
 
     await say(cold, 'a1', 1000);
     await say(cold, 'a2', 1001);
-    windowReads = 0;
+    reads.windows = 0;
     await say(warm, 'a3', 1002); // read from the database, sealed whole
     await say(warm, 'a4', 1003); // found in the cache: its turns encoded, kept
     await say(warm, 'a5', 1004); // found in the cache with its encoded turns
-    expect(windowReads).toBe(1);
+    expect(reads.windows).toBe(1);
     await say(cold, 'a6', 1005); // reads the window sealed from encoded turns
     await say(warm, 'a7', 1006); // its copy is stale: read again
-    expect(windowReads).toBe(2);
+    expect(reads.windows).toBe(2);
 
     // A third instance opens what was stored: the last 3 turns, in order.
     const other = createSessionService(repository, sealer, options);
