@@ -61,6 +61,22 @@ function walWithRows(file: string): SqliteDatabase.Database {
   return sqlite;
 }
 
+/**
+ * The WAL header's checkpoint sequence number: SQLite adds one each time the WAL starts over
+ * (its frames all copied into the database file), so the difference between two readings is
+ * how often it did.
+ */
+function walRestarts(file: string): number {
+  const header = Buffer.alloc(16);
+  const fd = fs.openSync(`${file}-wal`, 'r');
+  try {
+    fs.readSync(fd, header, 0, 16, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return header.readUInt32BE(12);
+}
+
 function fileSize(file: string): number {
   return fs.statSync(file).size;
 }
@@ -121,6 +137,36 @@ describe('SQLite checkpoints', () => {
     const insert = sqlite.prepare('insert into big values (randomblob(?))');
     for (let i = 0; i < ROWS; i++) insert.run(ROW_BYTES);
     expect(holdThread(() => fileSize(file) >= 2 * FILLED, 8000)).toBe(true);
+  });
+
+  it('let the WAL start over while this thread keeps writing (it does not grow without end)', async () => {
+    const file = tempFile();
+    const sqlite = walWithRows(file);
+    let checkpoints = 0;
+    const checkpointer = startCheckpointer(sqlite, file, {
+      intervalMs: 20,
+      onCheckpoint: () => checkpoints++,
+    });
+    closers.push(() => checkpointer.stop());
+    const insert = sqlite.prepare('insert into big values (randomblob(?))');
+    // A write at every turn of the event loop, so every checkpoint of the worker overlaps
+    // commits: it copies what was there when it began, never all of it.
+    let written = 0;
+    const write = () => {
+      insert.run(ROW_BYTES);
+      written++;
+      return new Promise((resolve) => setImmediate(resolve));
+    };
+    while (checkpoints < 1) await write();
+    const before = walRestarts(file);
+    const counted = checkpoints;
+    while (checkpoints < counted + 6 && written < 10_000) await write();
+    expect(checkpoints).toBeGreaterThanOrEqual(counted + 6);
+    // Each interval's checkpoint is finished (on this thread if need be), and the next write
+    // starts the WAL over (unless the next checkpoint of the worker is running by then);
+    // without that it never did while the writes ran.
+    expect(walRestarts(file) - before).toBeGreaterThanOrEqual(2);
+    expect(sqlite.prepare('select count(*) as n from big').get()).toEqual({ n: ROWS + written });
   });
 
   it('on the event loop (the fallback) wait while this thread is held: the test above can fail', async () => {

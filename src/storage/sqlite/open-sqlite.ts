@@ -28,6 +28,7 @@ const STATEMENT_CACHE_SIZE = 256;
 const PAGE_CACHE_KIB = 4096;
 const DATA_VERSION_REUSE_MS = 5;
 const CHECKPOINT_INTERVAL_MS = 1000;
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export function openSqlite(file: string): OpenedDatabase {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -43,6 +44,8 @@ export function openSqlite(file: string): OpenedDatabase {
   // automatic checkpoint inside that commit, and every few hundred requests one request
   // waited for the sync to disk (bench/README.md, "Garbage the request path leaves").
   sqlite.pragma('wal_autocheckpoint = 0');
+  // When the WAL starts over, a file grown past this (by a burst of writes) is cut back.
+  sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   const checkpointer =
     file === ':memory:'
       ? undefined
