@@ -89,6 +89,13 @@ interface SessionState {
   readonly fresh?: boolean;
   /** Stored before the window existed: the turns are in the legacy table. */
   readonly legacy: boolean;
+  /**
+   * `entries` as the core's turns, made at the first turn that reads them: a window kept in
+   * memory serves many turns, and its turns are made once. Kept on the state, not in a
+   * WeakMap beside it: V8 promoted whatever such a map's entries held at the next
+   * scavenge, every turn's window with them (bench/README.md, "A WeakMap that promoted").
+   */
+  history?: readonly Turn[];
 }
 
 /** The additional data of a sealed window: its key, its session and its write count. */
@@ -129,7 +136,8 @@ export function createSessionService(
       }
       if (head.turnCount === cached.turnCount && head.createdAt === cached.createdAt) {
         const expired = head.lastActiveAt < nowMs - options.ttlMs;
-        return expired ? Object.assign({}, cached, { entries: [], encoded: [] }) : cached;
+        if (!expired) return cached;
+        return Object.assign({}, cached, { entries: [], encoded: [], history: undefined });
       }
     }
     const row = await sessions.find(keyId, hash);
@@ -145,7 +153,7 @@ export function createSessionService(
       legacy,
     };
     if (expired || legacy) return state;
-    windows.set(keyId, state);
+    windows.offer(keyId, state);
     return Object.assign({}, state, { fresh: true });
   }
 
@@ -212,7 +220,9 @@ export function createSessionService(
       head: SessionHead,
       entries: WindowEntry[],
       encoded: readonly Buffer[] | undefined,
-    ) =>
+    ) => {
+      // A window read from the database is kept only if the cache took it then (see offer).
+      if (opened.fresh === true && !windows.has(keyId, opened.hash)) return;
       windows.set(keyId, {
         hash: opened.hash,
         turnCount: head.turnCount,
@@ -222,6 +232,7 @@ export function createSessionService(
         encoded,
         legacy: false,
       });
+    };
 
     // Usually nobody wrote the session since it was opened: its window is the one read
     // then, and one statement stores the next without taking a lock. Turns that must
@@ -266,22 +277,16 @@ export function createSessionService(
   }
 
   const toTurn = ([message, reply, language]: WindowEntry): Turn => ({ message, reply, language });
-  // A window kept in memory serves many turns: its turns are made once, not per turn.
-  const histories = new WeakMap<readonly WindowEntry[], readonly Turn[]>();
-  const historyOf = (entries: readonly WindowEntry[]): readonly Turn[] => {
-    let history = histories.get(entries);
-    if (history === undefined) {
-      history = entries.map(toTurn);
-      histories.set(entries, history);
-    }
-    return history;
+  const historyOf = (state: SessionState): readonly Turn[] => {
+    state.history ??= state.entries.map(toTurn);
+    return state.history;
   };
 
   return {
     async open(keyId, sessionId, nowMs) {
       const state = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
       return {
-        history: historyOf(state.entries),
+        history: historyOf(state),
         record: (turn, at, together) => append(keyId, state, turn, at, together),
         conversationId: sealer.conversationId(keyId, sessionId),
       };
@@ -312,42 +317,85 @@ export function createSessionService(
   };
 }
 
+/** Lookups after which the cache judges its share of hits again. */
+const HIT_RATIO_LOOKUPS = 1024;
+/** A full cache with a smaller share of hits than this is thrashing (see `offer`). */
+const THRASHING_HIT_RATIO = 0.25;
+/** While the cache thrashes, one window in this many read from the database enters it. */
+const THRASHING_ADMITS_ONE_IN = 16;
+
 /**
  * Decrypted windows of recently used sessions, by key id and session hash, each with the
  * row's count and beginning it was read or written at; the least recently used go first
  * when their text together exceeds `budget` characters.
+ *
+ * With many more sessions in use than it holds, a cache that took every window read from
+ * the database would evict each before its session's next turn: no hits, and every window
+ * kept just long enough for the garbage collector to move it to the old generation (with
+ * 10 000 sessions, a third more CPU per turn than no cache; bench/README.md). So when it is
+ * full and fewer than a quarter of its lookups hit, it takes only one such window in 16;
+ * those stay long enough to be used again, and a working set that fits gets in as before.
  */
-function createWindowCache(budget: number) {
+export function createWindowCache(budget: number) {
   const states = new Map<string, { state: SessionState; size: number }>();
   let total = 0;
+  let lookups = 0;
+  let hits = 0;
+  let thrashing = false;
+  let declined = 0;
   const id = (keyId: string, hash: string) => `${keyId}\0${hash}`;
+  const sizeOf = (state: SessionState) => {
+    let size = 0;
+    for (const [message, reply] of state.entries) size += message.length + reply.length;
+    return size;
+  };
   const drop = (key: string) => {
     const held = states.get(key);
     if (held === undefined) return;
     states.delete(key);
     total -= held.size;
   };
+  const set = (keyId: string, state: SessionState): void => {
+    const key = id(keyId, state.hash);
+    drop(key);
+    const size = sizeOf(state);
+    if (size > budget) return;
+    for (const oldest of states.keys()) {
+      if (total + size <= budget) break;
+      drop(oldest);
+    }
+    states.set(key, { state, size });
+    total += size;
+  };
   return {
     get(keyId: string, hash: string): SessionState | undefined {
       const key = id(keyId, hash);
       const held = states.get(key);
+      lookups++;
+      if (held !== undefined) hits++;
+      if (lookups === HIT_RATIO_LOOKUPS) {
+        thrashing = hits < lookups * THRASHING_HIT_RATIO;
+        lookups = 0;
+        hits = 0;
+      }
       if (held === undefined) return undefined;
       states.delete(key);
       states.set(key, held);
       return held.state;
     },
-    set(keyId: string, state: SessionState): void {
-      const key = id(keyId, state.hash);
-      drop(key);
-      let size = 0;
-      for (const [message, reply] of state.entries) size += message.length + reply.length;
-      if (size > budget) return;
-      for (const oldest of states.keys()) {
-        if (total + size <= budget) break;
-        drop(oldest);
-      }
-      states.set(key, { state, size });
-      total += size;
+    set,
+    /**
+     * A window read from the database: kept when there is room, or while the cache is not
+     * thrashing; else one in `THRASHING_ADMITS_ONE_IN`. True when it was kept.
+     */
+    offer(keyId: string, state: SessionState): boolean {
+      const room = total + sizeOf(state) <= budget;
+      if (!room && thrashing && ++declined % THRASHING_ADMITS_ONE_IN !== 0) return false;
+      set(keyId, state);
+      return states.has(id(keyId, state.hash));
+    },
+    has(keyId: string, hash: string): boolean {
+      return states.has(id(keyId, hash));
     },
     forget(keyId: string, hash: string): void {
       drop(id(keyId, hash));
