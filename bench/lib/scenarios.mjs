@@ -146,6 +146,14 @@ export const SCENARIOS = [
     start: (ctx) => startPlauderScenario(ctx, { keys: 100_000, sessions: 100 }),
   },
   {
+    id: 'usage-year',
+    group: 'scaling',
+    label: 'plauder + sessionId, 1 000 keys with a year of usage stored',
+    stored: '1 000 keys × 12 months and 365 days of usage, 100 sessions',
+    measure: LIMIT,
+    start: (ctx) => startPlauderScenario(ctx, { keys: 1000, sessions: 100, usageMonths: 12 }),
+  },
+  {
     id: 'sessions-10k',
     group: 'scaling',
     label: 'plauder + sessionId, 10 000 sessions × 20 turns stored',
@@ -198,6 +206,7 @@ export async function startPlauder(
     nodeArgs = plauderNodeArgs(ctx),
     plan,
     stdoutFile,
+    usageMonths = 0,
   },
 ) {
   const dir = makeTempDir('plauder-bench-');
@@ -220,11 +229,13 @@ export async function startPlauder(
       '--turns',
       String(ctx.window),
       ...(plan ? ['--plan', plan] : []),
+      ...(usageMonths > 0 ? ['--usage-months', String(usageMonths)] : []),
     ],
     baseEnv,
   );
   const seed = JSON.parse(seeded);
-  ctx.log(`  seeded ${keys} key(s), ${sessions} session(s) in ${seed.ms} ms`);
+  const usage = usageMonths > 0 ? `, ${usageMonths} months of usage each` : '';
+  ctx.log(`  seeded ${keys} key(s)${usage}, ${sessions} session(s) in ${seed.ms} ms`);
   const port = await freePort();
   const server = await startServer({
     name: 'plauder',
@@ -349,9 +360,18 @@ function profileArgs(ctx) {
   ];
 }
 
-async function startPlauderScenario(ctx, { keys, sessions, nodeDefaults = false, plan }) {
+async function startPlauderScenario(
+  ctx,
+  { keys, sessions, nodeDefaults = false, plan, usageMonths },
+) {
   const nodeArgs = [...profileArgs(ctx), ...(nodeDefaults ? [] : plauderNodeArgs(ctx))];
-  const { server, seed, headers } = await startPlauder(ctx, { keys, sessions, nodeArgs, plan });
+  const { server, seed, headers } = await startPlauder(ctx, {
+    keys,
+    sessions,
+    nodeArgs,
+    plan,
+    usageMonths,
+  });
   const bodies =
     sessions === 0
       ? [JSON.stringify({ message: seed.message })]

@@ -7,12 +7,15 @@
  *   PLAUDER_DATABASE_URL=sqlite:/tmp/b.db PLAUDER_SECRET=$(openssl rand -base64 32) \
  *   PLAUDER_PLANS=standard=1000,plus=5000,bench=1000000000 \
  *   node bench/tools/seed-database.mjs --keys 100000 --sessions 10000 [--turns 20]
+ *     [--usage-months 12]
  *
  * PLAUDER_SECRET is required and must be the server's: sessions are sealed with it.
  * The turns are what the built-in core answers to MESSAGE, asked TURNS times in a row,
  * the same history a client asking that question would have built.
  * The bench key has all the sessions (ids `<prefix>0` … `<prefix>N-1`); the other keys
- * each get a usage row for this month. After writing, the script reads one session back
+ * each get a usage row for this month. `--usage-months N` gives every key, the bench key too,
+ * the N months before this one as well, each with its usage row and a row for every day of
+ * it (`usage_days`), as a key used every day would have. After writing, the script reads one session back
  * through the session service and authenticates a seeded key, so a seed the server could
  * not read fails here.
  *
@@ -37,11 +40,13 @@ const { values } = parseArgs({
     turns: { type: 'string', default: '20' },
     plan: { type: 'string', default: 'bench' },
     'session-prefix': { type: 'string', default: 'bench-' },
+    'usage-months': { type: 'string', default: '0' },
   },
 });
 const keyCount = count('keys', 1);
 const sessionCount = count('sessions', 0);
 const turnCount = count('turns', 1);
+const usageMonths = count('usage-months', 0);
 const prefix = values['session-prefix'];
 
 function count(name, min) {
@@ -66,12 +71,14 @@ try {
   const { id: keyId, key } = issued.value;
   const now = Date.now();
   const turns = await conversation(turnCount);
+  const month = services.quota.monthOf(now).month;
   const seed = {
     keyId,
     now,
-    month: services.quota.monthOf(now).month,
+    month,
     turns,
     sealer: createTurnSealer(secret),
+    past: pastMonths(month, usageMonths),
   };
   const otherKey =
     config.database.dialect === 'sqlite'
@@ -80,13 +87,13 @@ try {
   await verify(keyId, otherKey, turns, now);
   const ms = Math.round(performance.now() - started);
   process.stdout.write(
-    `${JSON.stringify({ key, keyId, sessionPrefix: prefix, keys: keyCount, sessions: sessionCount, turns: turnCount, message: MESSAGE, ms })}\n`,
+    `${JSON.stringify({ key, keyId, sessionPrefix: prefix, keys: keyCount, sessions: sessionCount, turns: turnCount, usageMonths, message: MESSAGE, ms })}\n`,
   );
 } finally {
   await store.close();
 }
 
-function bulkInsert(file, { keyId, now, month, turns, sealer }) {
+function bulkInsert(file, { keyId, now, month, turns, sealer, past }) {
   const db = new Database(file, { timeout: 5000 });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -97,6 +104,13 @@ function bulkInsert(file, { keyId, now, month, turns, sealer }) {
     'insert into key_secrets (hash, key_id, display_prefix, created_at, expires_at) values (?, ?, ?, ?, null)',
   );
   const insertUsage = db.prepare('insert into usage (key_id, month, used) values (?, ?, ?)');
+  const insertDay = db.prepare('insert into usage_days (key_id, day, used) values (?, ?, ?)');
+  const insertPast = (id) => {
+    for (const { month: earlier, used, days } of past) {
+      insertUsage.run(id, earlier, used);
+      for (const day of days) insertDay.run(id, day.day, day.used);
+    }
+  };
   const insertSession = db.prepare(
     'insert into sessions (key_id, session_hash, created_at, last_active_at, turn_count, sealed_window) values (?, ?, ?, ?, ?, ?)',
   );
@@ -109,7 +123,9 @@ function bulkInsert(file, { keyId, now, month, turns, sealer }) {
       insertKey.run(id, `seed-${i}`, plan, now, now);
       insertSecret.run(hashKey(lastKey), id, displayPrefix(lastKey), now);
       insertUsage.run(id, month, i % 1000);
+      insertPast(id);
     }
+    insertPast(keyId);
     for (let s = 0; s < sessionCount; s++) {
       const hash = sealer.sessionHash(keyId, `${prefix}${s}`);
       // The window exactly as the session service writes it; verify() reads it back.
@@ -123,7 +139,7 @@ function bulkInsert(file, { keyId, now, month, turns, sealer }) {
 }
 
 /** PostgreSQL: the same rows through Kysely, in one transaction, a batch at a time. */
-async function bulkInsertWithKysely(db, { keyId, now, month, turns, sealer }) {
+async function bulkInsertWithKysely(db, { keyId, now, month, turns, sealer, past }) {
   const BATCH = 1000;
   const plan = config.plans.has('standard') ? 'standard' : values.plan;
   let lastKey;
@@ -164,7 +180,9 @@ async function bulkInsertWithKysely(db, { keyId, now, month, turns, sealer }) {
         .insertInto('usage')
         .values(keys.map((k) => ({ key_id: k.id, month, used: k.i % 1000 })))
         .execute();
+      for (const k of keys) await insertPastWithKysely(trx, k.id, past);
     }
+    await insertPastWithKysely(trx, keyId, past);
     const window = turns.map((turn) => ({ ...turn, createdAt: now }));
     for (let start = 0; start < sessionCount; start += BATCH) {
       const rows = [];
@@ -184,6 +202,38 @@ async function bulkInsertWithKysely(db, { keyId, now, month, turns, sealer }) {
     }
   });
   return lastKey;
+}
+
+async function insertPastWithKysely(trx, keyId, past) {
+  if (past.length === 0) return;
+  await trx
+    .insertInto('usage')
+    .values(past.map(({ month, used }) => ({ key_id: keyId, month, used })))
+    .execute();
+  const days = past.flatMap((m) => m.days.map(({ day, used }) => ({ key_id: keyId, day, used })));
+  await trx.insertInto('usage_days').values(days).execute();
+}
+
+/**
+ * The `n` months before `month` (`YYYY-MM`), oldest first, each with a count for every one of
+ * its days (1 to 40 requests a day) and their sum as the month's.
+ */
+function pastMonths(month, n) {
+  const [year, index] = month.split('-').map(Number);
+  const months = [];
+  for (let back = n; back >= 1; back--) {
+    const first = new Date(Date.UTC(year, index - 1 - back, 1));
+    const y = first.getUTCFullYear();
+    const m = first.getUTCMonth();
+    const length = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+    const label = `${y}-${String(m + 1).padStart(2, '0')}`;
+    const days = Array.from({ length }, (_, d) => ({
+      day: `${label}-${String(d + 1).padStart(2, '0')}`,
+      used: 1 + ((d * 7 + back) % 40),
+    }));
+    months.push({ month: label, used: days.reduce((sum, d) => sum + d.used, 0), days });
+  }
+  return months;
 }
 
 /** Public, not secret: `key_` + 16 base36 characters, as the key service makes them. */
@@ -206,6 +256,18 @@ async function verify(keyId, otherKey, turns, now) {
           `seed: session ${prefix}${s} reads back ${history.length} of ${turns.length} turns (sealing drifted from the session service?)`,
         );
       }
+    }
+  }
+  if (usageMonths > 0) {
+    const expected = pastMonths(services.quota.monthOf(now).month, usageMonths);
+    const days = await store.db
+      .selectFrom('usage_days')
+      .where('key_id', '=', keyId)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    const wanted = expected.reduce((n, m) => n + m.days.length, 0);
+    if (Number(days.n) !== wanted) {
+      throw new Error(`seed: ${days.n} days of usage for the bench key, expected ${wanted}`);
     }
   }
   if (otherKey !== undefined) {
