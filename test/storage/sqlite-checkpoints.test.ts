@@ -4,8 +4,10 @@
  * but on a timer in a worker thread with its own connection, so the WAL's pages reach the
  * database file without any further write and without holding the event loop.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -192,6 +194,44 @@ describe('SQLite checkpoints', () => {
     other.exec("insert into big values (x'00')");
     other.close();
     expect(version()).not.toBe(before);
+  });
+
+  it('stop resolves when nothing else keeps the process alive (the built module, in a process of its own)', () => {
+    const file = tempFile();
+    walWithRows(file).close();
+    const checkpointer = path.resolve(
+      path.dirname(fileURLToPath(import.meta.url)),
+      '../../dist/storage/sqlite/checkpointer.js',
+    );
+    // The worker is unreferenced while it runs; `stop` waits for it to close, and a process
+    // whose last await is that wait must not end before (Node exits with 13 then). The wait
+    // is longest when the worker's connection is the last one and closing it checkpoints a
+    // large WAL, as when the store closes its own connection first.
+    const script = `
+      import Database from 'better-sqlite3';
+      import { startCheckpointer } from ${JSON.stringify(checkpointer)};
+      const sqlite = new Database(${JSON.stringify(file)});
+      sqlite.pragma('wal_autocheckpoint = 0');
+      let checkpoints = 0;
+      const checkpointer = startCheckpointer(sqlite, ${JSON.stringify(file)}, {
+        intervalMs: 20,
+        onCheckpoint: () => checkpoints++,
+      });
+      while (checkpoints === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const insert = sqlite.prepare('insert into big values (randomblob(65536))');
+      for (let i = 0; i < 800; i++) insert.run();
+      sqlite.close();
+      await checkpointer.stop();
+      console.log('stopped');
+    `;
+    const scriptFile = path.join(path.dirname(checkpointer), `stop-test-${process.pid}.mjs`);
+    fs.writeFileSync(scriptFile, script);
+    closers.push(() => fs.rmSync(scriptFile, { force: true }));
+    const run = spawnSync(process.execPath, [scriptFile], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('stopped');
+    expect(run.status).toBe(0);
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
   });
 
   it('stop before the first interval starts no worker and leaves the connection working', async () => {

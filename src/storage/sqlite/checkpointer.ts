@@ -17,7 +17,6 @@
  * CLI beside a running server) never starts one. Should it fail to start or stop early,
  * the checkpoints run on the event loop as before, so the WAL is never left to grow.
  */
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SqliteDatabase from 'better-sqlite3';
@@ -42,7 +41,9 @@ export interface CheckpointerOptions {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true, timeout: 0 });
+// A busy timeout for opening and closing (a PASSIVE checkpoint never waits): this thread may
+// wait, and with none the first statement failed now and then while a write restarted the WAL.
+const db = new Database(workerData.file, { fileMustExist: true, timeout: 1000 });
 db.pragma('synchronous = NORMAL');
 const checkpoint = () => {
   try {
@@ -99,6 +100,9 @@ export function startCheckpointer(
         eval: true,
         workerData: { file, intervalMs, driver: DRIVER },
         resourceLimits: WORKER_LIMITS,
+        // Not the process's Node options: `--input-type=module` made this script a module
+        // that could not `require`, and `--cpu-prof` or `--trace-gc` are not meant for it.
+        execArgv: [],
       });
     } catch {
       runOnLoop();
@@ -126,7 +130,11 @@ export function startCheckpointer(
       if (onLoop) clearInterval(onLoop);
       const running = worker;
       if (!running) return;
-      const exited = once(running, 'exit');
+      // 'exit' only: an error of the worker (it then exits) must not fail the stop.
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      // Unreferenced while it works, so that it never keeps a process alive; while stopping
+      // it is waited for, so it must keep the process alive until it has closed.
+      running.ref();
       running.postMessage('stop');
       await exited;
     },
