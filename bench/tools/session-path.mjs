@@ -40,7 +40,9 @@ if (values.gc) {
     maxBuffer: 256 * 1024 * 1024,
   });
   if (run.status !== 0) {
-    throw new Error(`session-path: ${run.error?.message ?? run.signal ?? run.status} ${run.stderr}`);
+    throw new Error(
+      `session-path: ${run.error?.message ?? run.signal ?? run.status} ${run.stderr}`,
+    );
   }
   const lines = run.stdout.split('\n');
   const result = JSON.parse(lines.filter((line) => line.startsWith('{')).at(-1));
@@ -82,7 +84,11 @@ try {
   const config = loadConfig(env);
   const store = await createStore(config.database);
   const services = createServices(config, store, loadSecret(config.secret), Date.now);
-  const turn = (i) => ({ message: seed.message, reply: `Nachricht ${i} erhalten.`, language: 'de' });
+  const turn = (i) => ({
+    message: seed.message,
+    reply: `Nachricht ${i} erhalten.`,
+    language: 'de',
+  });
   const run = async (count, offset) => {
     let next = 0;
     const inFlight = async () => {
