@@ -30,6 +30,7 @@ import { parseIdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { Claim, KeptOutcome, RequestFingerprint } from '../idempotency/idempotency-service.js';
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
+import type { OpenSession, SessionPlan } from '../sessions/session-service.js';
 import type { CancelSignal } from '../util/cancellation.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
@@ -155,7 +156,8 @@ export function createTakeTurn(
     const stamp = newStamp(now);
     const admitted = await admit(input, claim, now, stamp);
     if (!admitted.ok) return admitted.decision;
-    return converse(input, admitted.request, claim, admitted.reservation, now, stamp);
+    const { request, reservation, session } = admitted;
+    return converse(input, request, session, claim, reservation, now, stamp);
   }
 
   /** Rows 2-8 and the reservation: a decision made before the core, or the reserved unit. */
@@ -165,7 +167,7 @@ export function createTakeTurn(
     now: number,
     stamp: TurnStamp,
   ): Promise<
-    | { ok: true; request: MessageRequest; reservation: Reserved }
+    | { ok: true; request: MessageRequest; reservation: Reserved; session: SessionPlan | undefined }
     | { ok: false; decision: TurnDecision }
   > {
     const { key, request, signal } = input;
@@ -182,8 +184,12 @@ export function createTakeTurn(
     }
     if (signal.aborted) return decided({ kind: 'client_closed' });
 
-    const reservation = await quota.reserve(key, now);
-    if (reservation.ok) return { ok: true, request, reservation };
+    // The session's row is read with the reservation where the database can (one round
+    // trip on PostgreSQL), else on its own when the session is opened.
+    const session =
+      request.sessionId === undefined ? undefined : sessions.plan(key.id, request.sessionId);
+    const reservation = await quota.reserve(key, now, session?.read);
+    if (reservation.ok) return { ok: true, request, reservation, session };
     const kind = reservation.refusedBy === 'minute' ? 'rate_limited' : 'quota_exceeded';
     return decided({ kind, quota: reservation.state });
   }
@@ -225,19 +231,17 @@ export function createTakeTurn(
   async function converse(
     input: TurnInput,
     request: MessageRequest,
+    plan: SessionPlan | undefined,
     claim: Claim | undefined,
     reservation: Reserved,
     now: number,
     stamp: TurnStamp,
   ): Promise<TurnDecision> {
-    const { key, language, signal } = input;
+    const { language, signal } = input;
     const failed = (decision: TurnDecision) => refunded(reservation, decision);
-    let session: Awaited<ReturnType<typeof sessions.open>> | undefined;
+    let session: OpenSession | undefined;
     try {
-      session =
-        request.sessionId === undefined
-          ? undefined
-          : await sessions.open(key.id, request.sessionId, now);
+      session = await plan?.open(now, reservation.alongside);
     } catch (cause) {
       return failed({ kind: 'failed', code: 'internal_error', cause });
     }

@@ -9,8 +9,9 @@
  * one session all land, in the order they finish, and none has to be retried.
  */
 import type { Language, Turn } from '../core/core-adapter.js';
-import type { WriteStep } from '../storage/prepared-query.js';
+import type { AlongsideRead, WriteStep } from '../storage/prepared-query.js';
 import type {
+  CarriedSession,
   SessionHead,
   SessionRow,
   SessionsRepository,
@@ -35,8 +36,19 @@ export interface OpenSession {
   readonly conversationId: string;
 }
 
+/**
+ * A session about to be opened by a turn: `read` is the read of its row that the turn's
+ * reservation may carry (saving a round trip on PostgreSQL); `open` opens it with what that
+ * read returned, or reads it itself when nothing was carried.
+ */
+export interface SessionPlan {
+  readonly read: AlongsideRead;
+  open(nowMs: number, carried: { readonly row: unknown } | undefined): Promise<OpenSession>;
+}
+
 export interface SessionService {
   open(keyId: string, sessionId: string, nowMs: number): Promise<OpenSession>;
+  plan(keyId: string, sessionId: string): SessionPlan;
   /** All stored turns, or undefined when there is no live session. */
   read(keyId: string, sessionId: string, nowMs: number): Promise<StoredSessionTurn[] | undefined>;
   delete(keyId: string, sessionId: string, nowMs: number): Promise<boolean>;
@@ -126,21 +138,59 @@ export function createSessionService(
   const windows = createWindowCache(options.cachedWindowChars ?? DEFAULT_CACHED_WINDOW_CHARS);
 
   async function load(keyId: string, hash: string, nowMs: number): Promise<SessionState> {
-    const cached = windows.get(keyId, hash);
+    return loadFrom(keyId, hash, windows.get(keyId, hash), nowMs);
+  }
+
+  /** The session, given the copy the cache holds (if any). */
+  async function loadFrom(
+    keyId: string,
+    hash: string,
+    cached: SessionState | undefined,
+    nowMs: number,
+  ): Promise<SessionState> {
     if (cached !== undefined) {
       // The copy is current when the row was not written since: same count, same beginning.
       const head = await sessions.head(keyId, hash);
-      if (head === undefined) {
-        windows.forget(keyId, hash);
-        return noSession(hash);
-      }
+      if (head === undefined) return gone(keyId, hash);
       if (head.turnCount === cached.turnCount && head.createdAt === cached.createdAt) {
-        const expired = head.lastActiveAt < nowMs - options.ttlMs;
-        if (!expired) return cached;
-        return Object.assign({}, cached, { entries: [], encoded: [], history: undefined });
+        return stillCurrent(cached, head, nowMs);
       }
     }
-    const row = await sessions.find(keyId, hash);
+    return fromRow(keyId, hash, await sessions.find(keyId, hash), nowMs);
+  }
+
+  /** `load` with the row read beside the reservation: current for `cached`, or whole. */
+  async function loadCarried(
+    keyId: string,
+    hash: string,
+    cached: SessionState | undefined,
+    carried: CarriedSession,
+    nowMs: number,
+  ): Promise<SessionState> {
+    const { row, current } = carried;
+    if (row === undefined) return cached === undefined ? noSession(hash) : gone(keyId, hash);
+    if (cached !== undefined && current) return stillCurrent(cached, row, nowMs);
+    // Not current: the read brought the window (it leaves it out only for a current copy).
+    return fromRow(keyId, hash, row, nowMs);
+  }
+
+  function gone(keyId: string, hash: string): SessionState {
+    windows.forget(keyId, hash);
+    return noSession(hash);
+  }
+
+  function stillCurrent(cached: SessionState, head: SessionHead, nowMs: number): SessionState {
+    const expired = head.lastActiveAt < nowMs - options.ttlMs;
+    if (!expired) return cached;
+    return Object.assign({}, cached, { entries: [], encoded: [], history: undefined });
+  }
+
+  async function fromRow(
+    keyId: string,
+    hash: string,
+    row: SessionRow | undefined,
+    nowMs: number,
+  ): Promise<SessionState> {
     if (!row) return noSession(hash);
     const legacy = row.sealedWindow === null && row.turnCount > 0;
     const expired = row.lastActiveAt < nowMs - options.ttlMs;
@@ -282,13 +332,31 @@ export function createSessionService(
     return state.history;
   };
 
+  const opened = (keyId: string, sessionId: string, state: SessionState): OpenSession => ({
+    history: historyOf(state),
+    record: (turn, at, together) => append(keyId, state, turn, at, together),
+    conversationId: sealer.conversationId(keyId, sessionId),
+  });
+
   return {
     async open(keyId, sessionId, nowMs) {
       const state = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
+      return opened(keyId, sessionId, state);
+    },
+
+    plan(keyId, sessionId) {
+      const hash = sealer.sessionHash(keyId, sessionId);
+      // The copy the carried read is compared with (the cache may change before it returns).
+      const cached = windows.get(keyId, hash);
       return {
-        history: historyOf(state),
-        record: (turn, at, together) => append(keyId, state, turn, at, together),
-        conversationId: sealer.conversationId(keyId, sessionId),
+        read: sessions.readAlongside(keyId, hash, cached),
+        async open(nowMs, carried) {
+          const state =
+            carried === undefined
+              ? await loadFrom(keyId, hash, cached, nowMs)
+              : await loadCarried(keyId, hash, cached, sessions.carried(carried.row), nowMs);
+          return opened(keyId, sessionId, state);
+        },
       };
     },
 

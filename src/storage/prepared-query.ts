@@ -8,7 +8,13 @@
  * prepared query run on that instance, outside any transaction, then skips Kysely's
  * connection hand-over, which on SQLite costs more than the statement itself.
  */
-import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import {
+  type Compilable,
+  CompiledQuery,
+  type Expression,
+  type Kysely,
+  type QueryResult,
+} from 'kysely';
 import type { Database } from './schema.js';
 
 /** One compiled statement with its parameter values. */
@@ -79,6 +85,18 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
     return executor.executeQuery(Object.assign({}, compiled, { parameters }) as CompiledQuery<R>);
   };
   return Object.assign(run, { bind });
+}
+
+/**
+ * A read that a write statement may carry (on PostgreSQL as one more CTE, in the same round
+ * trip). `build` makes the select with its parameters named as for `prepareQuery`, and
+ * `kind` names its shape: each combination is prepared once. Where the database cannot
+ * combine them, the carrying statement ignores it and the caller reads on its own.
+ */
+export interface AlongsideRead {
+  readonly kind: string;
+  build(db: Kysely<Database>, param: Param): Expression<Record<string, unknown>>;
+  readonly params: Readonly<Record<string, unknown>>;
 }
 
 /**

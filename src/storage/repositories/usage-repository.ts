@@ -17,9 +17,10 @@
  * statement, one round trip. Elsewhere (SQLite) the day is a second statement in the
  * reservation's read-modify-write, which the direct runner commits in the same group.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
 import {
+  type AlongsideRead,
   type BoundQuery,
   type Param,
   type PreparedQuery,
@@ -55,10 +56,21 @@ export interface ReserveRequest {
    */
   readonly watch: readonly number[];
   readonly record: (used: number) => readonly WriteStep[];
+  /** A read to run in the reservation's statement where the database can (see AlongsideRead). */
+  readonly alongside?: AlongsideRead;
 }
 
 export type ReserveOutcome =
-  | { readonly admitted: true; readonly used: number; readonly minuteUsed: number }
+  | {
+      readonly admitted: true;
+      readonly used: number;
+      readonly minuteUsed: number;
+      /**
+       * The carried read's row (null: none matched), when it ran in the reservation's
+       * statement; absent when the caller must read on its own.
+       */
+      readonly alongside?: { readonly row: unknown };
+    }
   | {
       readonly admitted: false;
       /** The month is checked first (contract §1: row 3 before row 3a). */
@@ -106,6 +118,16 @@ type ReserveParams = KeyMonth & {
   watchB: number;
 };
 type CountsRow = { used: number; minute_used: number };
+type CarryingRow = CountsRow & { alongside: unknown };
+/** The prefix of a carried read's parameters among the reservation's. */
+const ALONGSIDE = 'alongside_';
+
+/** The reservation's parameters and the carried read's, under their prefix. */
+function carried(params: ReserveParams, read: AlongsideRead): Record<string, unknown> {
+  const all: Record<string, unknown> = Object.assign({}, params);
+  for (const [name, value] of Object.entries(read.params)) all[`${ALONGSIDE}${name}`] = value;
+  return all;
+}
 
 export function createUsageRepository(
   db: Kysely<Database>,
@@ -151,39 +173,60 @@ export function createUsageRepository(
           }),
       );
 
+  /** The month's upsert and, where the database has data-modifying CTEs, the day's. */
+  const reserveCtes = (p: Param, watched: boolean) =>
+    db
+      .with('admitted', () => monthUpsert(p, watched).returning(['key_id', 'used', 'minute_used']))
+      // Runs whatever the outer select reads; inserts nothing when none was admitted.
+      .with('counted_day', (qc) =>
+        qc
+          .insertInto('usage_days')
+          .columns(['key_id', 'day', 'used'])
+          .expression((eb) =>
+            eb
+              .selectFrom('admitted')
+              .select((s) => [
+                'admitted.key_id',
+                s.cast<string>(s.val(p<string>('day')), 'text').as('day'),
+                s.lit(1).as('used'),
+              ]),
+          )
+          .onConflict((oc) =>
+            oc
+              .columns(['key_id', 'day'])
+              .doUpdateSet((eb) => ({ used: eb('usage_days.used', '+', 1) })),
+          ),
+      );
   const upsert = (watched: boolean): PreparedQuery<ReserveParams, CountsRow> =>
     features.writingCtes
       ? prepareQuery<ReserveParams, CountsRow>((p) =>
-          db
-            .with('admitted', () =>
-              monthUpsert(p, watched).returning(['key_id', 'used', 'minute_used']),
-            )
-            // Runs whatever the outer select reads; inserts nothing when none was admitted.
-            .with('counted_day', (qc) =>
-              qc
-                .insertInto('usage_days')
-                .columns(['key_id', 'day', 'used'])
-                .expression((eb) =>
-                  eb
-                    .selectFrom('admitted')
-                    .select((s) => [
-                      'admitted.key_id',
-                      s.cast<string>(s.val(p<string>('day')), 'text').as('day'),
-                      s.lit(1).as('used'),
-                    ]),
-                )
-                .onConflict((oc) =>
-                  oc
-                    .columns(['key_id', 'day'])
-                    .doUpdateSet((eb) => ({ used: eb('usage_days.used', '+', 1) })),
-                ),
-            )
-            .selectFrom('admitted')
-            .select(['used', 'minute_used']),
+          reserveCtes(p, watched).selectFrom('admitted').select(['used', 'minute_used']),
         )
       : prepareQuery<ReserveParams, CountsRow>((p) =>
           monthUpsert(p, watched).returning(['used', 'minute_used']),
         );
+  /**
+   * The reservation carrying a read (PostgreSQL): its row, as JSON, beside the counts of an
+   * admitted request; nothing when none was admitted. One prepared statement per kind.
+   */
+  const carrying = new Map<string, PreparedQuery<Record<string, unknown>, CarryingRow>>();
+  const carryingQuery = (read: AlongsideRead) => {
+    let query = carrying.get(read.kind);
+    if (query === undefined) {
+      query = prepareQuery<Record<string, unknown>, CarryingRow>((p) =>
+        reserveCtes(p, false)
+          .with('alongside', () => read.build(db, (name) => p(`${ALONGSIDE}${name}`)))
+          .selectFrom('admitted')
+          .select([
+            'admitted.used',
+            'admitted.minute_used',
+            sql<unknown>`(select row_to_json(alongside) from alongside)`.as('alongside'),
+          ]),
+      );
+      carrying.set(read.kind, query);
+    }
+    return query;
+  };
   const reserveQuery = upsert(false);
   const reserveWatchedQuery = upsert(true);
 
@@ -286,6 +329,17 @@ export function createUsageRepository(
       first && { admitted: true, used: Number(first.used), minuteUsed: Number(first.minute_used) }
     );
   };
+  /** An admitted reservation that carried a read, with that read's row. */
+  const admittedCarrying = (rows: readonly CarryingRow[]): ReserveOutcome | undefined => {
+    const first = rows[0];
+    if (first === undefined) return undefined;
+    return {
+      admitted: true,
+      used: Number(first.used),
+      minuteUsed: Number(first.minute_used),
+      alongside: { row: first.alongside ?? null },
+    };
+  };
 
   return {
     async reserve(request) {
@@ -304,11 +358,19 @@ export function createUsageRepository(
       // A first request inserts the row with 1 unconditionally: only the atomic path may
       // insert a watched 1.
       if (!watch.includes(1)) {
-        const fast = admitted(
-          features.writingCtes
-            ? (await reserveQuery(db, params)).rows
-            : await runAtomically(db, reserveQuery.bind(params), (rows) => dayCount(rows, params)),
-        );
+        const { alongside } = request;
+        const fast =
+          features.writingCtes && alongside !== undefined
+            ? admittedCarrying(
+                (await carryingQuery(alongside)(db, carried(params, alongside))).rows,
+              )
+            : admitted(
+                features.writingCtes
+                  ? (await reserveQuery(db, params)).rows
+                  : await runAtomically(db, reserveQuery.bind(params), (rows) =>
+                      dayCount(rows, params),
+                    ),
+              );
         if (fast) return fast;
       }
       // No room, or a watched count: tell which from the row, or reserve atomically.

@@ -1,0 +1,85 @@
+/**
+ * Round trips of a turn on PostgreSQL (bench/tools/round-trips.mjs measures the same): the
+ * session's row is read in the reservation's statement, so a turn with a sessionId takes
+ * two (reserve + read, store the turn) and one without takes one, with the key cached.
+ * Every query the driver sends is counted, BEGIN and COMMIT included.
+ */
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CoreAdapter, CoreRequest } from '../../src/core/core-adapter.js';
+import { TEST_DIALECT } from '../helpers/test-database.js';
+import { chat, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+let queries = 0;
+const query = pg.Client.prototype.query;
+beforeAll(() => {
+  pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
+    queries++;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+});
+afterAll(() => {
+  pg.Client.prototype.query = query;
+});
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()?.();
+});
+
+function recordingCore() {
+  const seen: CoreRequest[] = [];
+  const core: CoreAdapter = {
+    name: 'recording',
+    async reply(request) {
+      seen.push(request);
+      return `reply to ${request.message}`;
+    },
+  };
+  return { core, seen };
+}
+
+/**
+ * Two requests without a session: the key cache keeps a key only once it listens for key
+ * changes, which the first request starts.
+ */
+async function warmKeyCache(server: TestServer, key: string): Promise<void> {
+  for (let i = 0; i < 2; i++)
+    expect((await chat(server, key, { message: 'warm' })).status).toBe(200);
+}
+
+/** The queries one answered request took. */
+async function roundTrips(server: TestServer, key: string, body: unknown): Promise<number> {
+  const before = queries;
+  const res = await chat(server, key, body);
+  expect(res.status).toBe(200);
+  expect(res.json?.reply).toMatch(/^reply to /);
+  return queries - before;
+}
+
+describe.skipIf(TEST_DIALECT !== 'postgres')('a turn on PostgreSQL', () => {
+  it('takes two round trips with a sessionId and one without, whether its window is held in memory or not', async () => {
+    const a = recordingCore();
+    const server = await startTestServer({ core: a.core });
+    cleanup.push(() => server.close());
+    const { key } = await server.createKey();
+    await warmKeyCache(server, key);
+
+    expect(await roundTrips(server, key, { message: 'one', sessionId: 's' })).toBe(2);
+    // The window is held in memory now: the read only confirms it is current.
+    expect(await roundTrips(server, key, { message: 'two', sessionId: 's' })).toBe(2);
+    expect(await roundTrips(server, key, { message: 'no session' })).toBe(1);
+
+    // Another instance holds no copy: the same read brings the window whole.
+    const b = recordingCore();
+    const other = await startTestServer({ core: b.core, database: server.database });
+    cleanup.push(() => other.close());
+    await warmKeyCache(other, key);
+    expect(await roundTrips(other, key, { message: 'three', sessionId: 's' })).toBe(2);
+    expect(b.seen.at(-1)?.history.map((turn) => turn.message)).toEqual(['one', 'two']);
+
+    // And the first instance's copy is no longer current: it gets the window with the read.
+    expect(await roundTrips(server, key, { message: 'four', sessionId: 's' })).toBe(2);
+    expect(a.seen.at(-1)?.history.map((turn) => turn.message)).toEqual(['one', 'two', 'three']);
+  });
+});
