@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CoreAdapter, CoreRequest } from '../../src/core/core-adapter.js';
+import { recordingCore } from '../helpers/recording-core.js';
 import { TEST_DIALECT } from '../helpers/test-database.js';
 import { chat, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -26,18 +26,6 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()?.();
 });
-
-function recordingCore() {
-  const seen: CoreRequest[] = [];
-  const core: CoreAdapter = {
-    name: 'recording',
-    async reply(request) {
-      seen.push(request);
-      return `reply to ${request.message}`;
-    },
-  };
-  return { core, seen };
-}
 
 /**
  * Two requests without a session: the key cache keeps a key only once it listens for key

@@ -1,28 +1,22 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CoreAdapter, CoreRequest } from '../../src/core/core-adapter.js';
 import { createTurnSealer } from '../../src/sessions/turn-sealer.js';
 import { loadSecret } from '../../src/storage/secret.js';
+import { recordingCore } from '../helpers/recording-core.js';
 import { chat, http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer | undefined;
 afterEach(() => server?.close());
 
 /** Records what the core was given, and answers with a numbered reply. */
-function recordingCore() {
-  const seen: CoreRequest[] = [];
-  const core: CoreAdapter = {
-    name: 'recording',
-    async reply(request) {
-      seen.push(request);
-      return `${request.language === 'de' ? 'Antwort' : 'Answer'} ${request.history.length + 1}`;
-    },
-  };
-  return { core, seen };
-}
+const numbered = () =>
+  recordingCore(
+    (request) =>
+      `${request.language === 'de' ? 'Antwort' : 'Answer'} ${request.history.length + 1}`,
+  );
 
 async function setup(env: Record<string, string> = {}, clock?: { now: number }) {
-  const { core, seen } = recordingCore();
+  const { core, seen } = numbered();
   server = await startTestServer({ core, env, ...(clock ? { clock: () => clock.now } : {}) });
   return { s: server, seen };
 }
@@ -279,7 +273,7 @@ describe('sessions', () => {
       .execute();
     // Another instance, which has not seen the window before it was tampered with (the
     // writer keeps the window it wrote in memory, as it was).
-    const { core, seen } = recordingCore();
+    const { core, seen } = numbered();
     const s = await startTestServer({ core, database: writer.database });
     try {
       expect((await http(`${s.url}/api/sessions/t`, { key })).status).toBe(404);

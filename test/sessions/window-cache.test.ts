@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import type { CoreAdapter, CoreRequest } from '../../src/core/core-adapter.js';
+import type { CoreRequest } from '../../src/core/core-adapter.js';
 import { createSessionService } from '../../src/sessions/session-service.js';
 import { createTurnSealer } from '../../src/sessions/turn-sealer.js';
 import { createStore } from '../../src/storage/create-database.js';
@@ -15,6 +15,7 @@ import {
   createSessionsRepository,
   type SessionsRepository,
 } from '../../src/storage/repositories/sessions-repository.js';
+import { recordingCore } from '../helpers/recording-core.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { chat, http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -22,18 +23,6 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()?.();
 });
-
-function recordingCore() {
-  const seen: CoreRequest[] = [];
-  const core: CoreAdapter = {
-    name: 'recording',
-    async reply(request) {
-      seen.push(request);
-      return `reply to ${request.message}`;
-    },
-  };
-  return { core, seen };
-}
 
 async function twoInstances(): Promise<{
   a: TestServer;
