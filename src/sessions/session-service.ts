@@ -332,33 +332,29 @@ export function createSessionService(
     return state.history;
   };
 
-  const opened = (keyId: string, sessionId: string, state: SessionState): OpenSession => ({
-    history: historyOf(state),
-    record: (turn, at, together) => append(keyId, state, turn, at, together),
-    conversationId: sealer.conversationId(keyId, sessionId),
-  });
+  function plan(keyId: string, sessionId: string): SessionPlan {
+    const hash = sealer.sessionHash(keyId, sessionId);
+    // The copy the carried read is compared with (the cache may change before it returns).
+    const cached = windows.get(keyId, hash);
+    return {
+      read: sessions.readAlongside(keyId, hash, cached),
+      async open(nowMs, carried) {
+        const state =
+          carried === undefined
+            ? await loadFrom(keyId, hash, cached, nowMs)
+            : await loadCarried(keyId, hash, cached, sessions.carried(carried.row), nowMs);
+        return {
+          history: historyOf(state),
+          record: (turn, at, together) => append(keyId, state, turn, at, together),
+          conversationId: sealer.conversationId(keyId, sessionId),
+        };
+      },
+    };
+  }
 
   return {
-    async open(keyId, sessionId, nowMs) {
-      const state = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
-      return opened(keyId, sessionId, state);
-    },
-
-    plan(keyId, sessionId) {
-      const hash = sealer.sessionHash(keyId, sessionId);
-      // The copy the carried read is compared with (the cache may change before it returns).
-      const cached = windows.get(keyId, hash);
-      return {
-        read: sessions.readAlongside(keyId, hash, cached),
-        async open(nowMs, carried) {
-          const state =
-            carried === undefined
-              ? await loadFrom(keyId, hash, cached, nowMs)
-              : await loadCarried(keyId, hash, cached, sessions.carried(carried.row), nowMs);
-          return opened(keyId, sessionId, state);
-        },
-      };
-    },
+    open: (keyId, sessionId, nowMs) => plan(keyId, sessionId).open(nowMs, undefined),
+    plan,
 
     async read(keyId, sessionId, nowMs) {
       const { entries } = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
@@ -423,10 +419,9 @@ export function createWindowCache(budget: number) {
     states.delete(key);
     total -= held.size;
   };
-  const set = (keyId: string, state: SessionState): void => {
+  const set = (keyId: string, state: SessionState, size = sizeOf(state)): void => {
     const key = id(keyId, state.hash);
     drop(key);
-    const size = sizeOf(state);
     if (size > budget) return;
     for (const oldest of states.keys()) {
       if (total + size <= budget) break;
@@ -457,9 +452,11 @@ export function createWindowCache(budget: number) {
      * thrashing; else one in `THRASHING_ADMITS_ONE_IN`. True when it was kept.
      */
     offer(keyId: string, state: SessionState): boolean {
-      const room = total + sizeOf(state) <= budget;
-      if (!room && thrashing && ++declined % THRASHING_ADMITS_ONE_IN !== 0) return false;
-      set(keyId, state);
+      const size = sizeOf(state);
+      if (total + size > budget && thrashing && ++declined % THRASHING_ADMITS_ONE_IN !== 0) {
+        return false;
+      }
+      set(keyId, state, size);
       return states.has(id(keyId, state.hash));
     },
     has(keyId: string, hash: string): boolean {

@@ -323,22 +323,14 @@ export function createUsageRepository(
     return undefined;
   }
 
-  const admitted = (rows: readonly CountsRow[]): ReserveOutcome | undefined => {
-    const first = rows[0];
-    return (
-      first && { admitted: true, used: Number(first.used), minuteUsed: Number(first.minute_used) }
-    );
-  };
-  /** An admitted reservation that carried a read, with that read's row. */
-  const admittedCarrying = (rows: readonly CarryingRow[]): ReserveOutcome | undefined => {
+  /** An admitted reservation's counts, with the carried read's row when it carried one. */
+  const admitted = (rows: readonly (CountsRow | CarryingRow)[]): ReserveOutcome | undefined => {
     const first = rows[0];
     if (first === undefined) return undefined;
-    return {
-      admitted: true,
-      used: Number(first.used),
-      minuteUsed: Number(first.minute_used),
-      alongside: { row: first.alongside ?? null },
-    };
+    const used = Number(first.used);
+    const minuteUsed = Number(first.minute_used);
+    if (!('alongside' in first)) return { admitted: true, used, minuteUsed };
+    return { admitted: true, used, minuteUsed, alongside: { row: first.alongside ?? null } };
   };
 
   return {
@@ -361,9 +353,7 @@ export function createUsageRepository(
         const { alongside } = request;
         const fast =
           features.writingCtes && alongside !== undefined
-            ? admittedCarrying(
-                (await carryingQuery(alongside)(db, carried(params, alongside))).rows,
-              )
+            ? admitted((await carryingQuery(alongside)(db, carried(params, alongside))).rows)
             : admitted(
                 features.writingCtes
                   ? (await reserveQuery(db, params)).rows
