@@ -1,13 +1,16 @@
 /**
  * @module storage/postgres/open-postgres
  * The shared store for several instances. A `pg` pool of configurable size; `bigint`
- * columns (Unix-millisecond timestamps) come back as numbers; migrations run under a
+ * columns (Unix-millisecond timestamps) come back as numbers; the hot path's statements are
+ * named, so each connection plans them once (named-statements.ts); migrations run under a
  * session-level advisory lock, so instances that start together migrate one at a time.
  */
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { OpenedDatabase } from '../dialect.js';
+import { registerDirectRunner } from '../prepared-query.js';
 import type { Database } from '../schema.js';
+import { createNamedStatementRunner } from './named-statements.js';
 
 /** Arbitrary, fixed: "plauder" in ASCII, so all instances contend for the same lock. */
 const MIGRATION_LOCK_ID = 0x706c6175646572n;
@@ -39,6 +42,8 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // The hot path's prepared queries, outside transactions, as named statements.
+  registerDirectRunner(db, createNamedStatementRunner(pool));
   const keyChanges = listenForKeyChanges(() => new ConnectTimeoutClient(connection));
 
   return {
