@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=20
+#!/usr/bin/env node
 /**
  * @module cli/main
  * The `plauder` executable: runs the command line (cli/plauder.ts) on this process's
