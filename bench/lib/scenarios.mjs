@@ -75,7 +75,8 @@ export const SCENARIOS = [
   {
     id: 'plauder-session-small-heap',
     group: 'plauder',
-    label: "plauder + sessionId, the README's memory-saving Node options (not the shipped defaults)",
+    label:
+      "plauder + sessionId, the README's memory-saving Node options (not the shipped defaults)",
     measure: { closed: true, open: false, sequential: false },
     start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 100, smallHeap: true }),
   },
@@ -365,10 +366,7 @@ function profileArgs(ctx) {
   ];
 }
 
-async function startPlauderScenario(
-  ctx,
-  { keys, sessions, smallHeap = false, plan, usageMonths },
-) {
+async function startPlauderScenario(ctx, { keys, sessions, smallHeap = false, plan, usageMonths }) {
   const nodeArgs = [...profileArgs(ctx), ...(smallHeap ? SMALL_HEAP : plauderNodeArgs(ctx))];
   const { server, seed, headers } = await startPlauder(ctx, {
     keys,
