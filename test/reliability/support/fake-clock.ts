@@ -78,9 +78,14 @@ export function createFakeClock(): FakeClock {
     now,
     async set(instant, urls) {
       // Whole seconds: libfaketime's relative offsets are seconds.
+      const previous = now();
       offsetSeconds = Math.round((instant - Date.now()) / 1000);
-      fs.writeFileSync(file, `${offsetSeconds >= 0 ? '+' : ''}${offsetSeconds}\n`);
-      await Promise.all(urls.map((url) => waitForServerClock(url, now)));
+      // Written beside it and renamed over it: a process that re-reads the file while it is
+      // rewritten in place could find it empty and fall back to the real clock for a second.
+      fs.writeFileSync(`${file}.next`, `${offsetSeconds >= 0 ? '+' : ''}${offsetSeconds}\n`);
+      fs.renameSync(`${file}.next`, file);
+      const target = now();
+      await Promise.all(urls.map((url) => waitForServerClock(url, previous, target)));
     },
     async until(instant) {
       const wait = instant - now();
@@ -115,14 +120,22 @@ export async function startServerAt(
   return clock;
 }
 
-/** Polls the server's `Date` header (whole seconds) until it shows the fake time. */
-async function waitForServerClock(url: string, now: () => number): Promise<void> {
+/**
+ * Polls the server's `Date` header (whole seconds) until it shows the new time: a second at
+ * or after the one the clock was set to. Not "within 2 s of it": a clock moved by a second
+ * or two (to the start of the next minute, near a minute's end) looked set while the
+ * server still ran on the old offset, which it then dropped in the middle of the test.
+ * A clock set backwards is set once the header shows a time before the old one.
+ */
+async function waitForServerClock(url: string, previous: number, target: number): Promise<void> {
   const deadline = Date.now() + 30_000;
+  const second = (ms: number) => Math.floor(ms / 1000) * 1000;
+  const forward = target >= previous;
   for (;;) {
     const res = await fetch(`${url}/healthz`);
     await res.arrayBuffer();
     const serverDate = Date.parse(res.headers.get('date') ?? '');
-    if (Math.abs(serverDate - now()) < 2_000) return;
+    if (forward ? serverDate >= second(target) : serverDate < second(previous) - 1_000) return;
     if (Date.now() > deadline)
       throw new Error(`the server's clock did not move: ${new Date(serverDate).toISOString()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
