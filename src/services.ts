@@ -75,14 +75,18 @@ export function createServices(
       createKeyCache({ ...DEFAULT_KEY_CACHE, changes: store.features.changesElsewhere }),
     ),
     quota: createQuotaService(usage, createMonthWindows(config.quotaTimeZone), outbox),
-    sessions: createSessionService(createSessionsRepository(store.db), sealer, {
+    sessions: createSessionService(createSessionsRepository(store.db, store.features), sealer, {
       window: config.sessionWindow,
       ttlMs: config.sessionTtlMs,
     }),
-    idempotency: createIdempotencyService(createIdempotencyRepository(store.db), sealer, {
-      ttlMs: config.idempotencyTtlMs,
-      leaseMs: config.coreTimeoutMs + IDEMPOTENCY_LEASE_MARGIN_MS,
-    }),
+    idempotency: createIdempotencyService(
+      createIdempotencyRepository(store.db, store.features),
+      sealer,
+      {
+        ttlMs: config.idempotencyTtlMs,
+        leaseMs: config.coreTimeoutMs + IDEMPOTENCY_LEASE_MARGIN_MS,
+      },
+    ),
   };
 }
 

@@ -130,6 +130,7 @@ function bulkInsert(file, { keyId, now, month, turns, sealer, past }) {
       const hash = sealer.sessionHash(keyId, `${prefix}${s}`);
       // The window exactly as the session service writes it; verify() reads it back.
       const window = turns.map((turn) => ({ ...turn, createdAt: now }));
+      // SQLite keeps the sealed bytes as they are (src/storage/sealed-column.ts).
       const sealed = sealWindow(sealer, keyId, hash, turns.length, window);
       insertSession.run(keyId, hash, now, now, turns.length, sealed);
     }
@@ -188,7 +189,8 @@ async function bulkInsertWithKysely(db, { keyId, now, month, turns, sealer, past
       const rows = [];
       for (let s = start; s < Math.min(start + BATCH, sessionCount); s++) {
         const hash = sealer.sessionHash(keyId, `${prefix}${s}`);
-        const sealed = sealWindow(sealer, keyId, hash, turns.length, window);
+        // PostgreSQL keeps sealed values as base64url text (src/storage/sealed-column.ts).
+        const sealed = sealWindow(sealer, keyId, hash, turns.length, window).toString('base64url');
         rows.push({
           key_id: keyId,
           session_hash: hash,

@@ -124,7 +124,7 @@ export function sealWindow(
   sessionHash: string,
   count: number,
   turns: readonly (Turn & { readonly createdAt: number })[],
-): string {
+): Buffer {
   const entries: WindowEntry[] = turns.map((t) => [t.message, t.reply, t.language, t.createdAt]);
   return sealer.sealJson(entries, windowBinding(keyId, sessionHash, count));
 }
@@ -258,7 +258,7 @@ export function createSessionService(
       entries: WindowEntry[],
       before: readonly Buffer[] | undefined,
       binding: string,
-    ): { sealed: string; encoded: readonly Buffer[] | undefined } => {
+    ): { sealed: Buffer; encoded: readonly Buffer[] | undefined } => {
       if (before === undefined) {
         return { sealed: sealer.sealJson(entries, binding), encoded: undefined };
       }

@@ -40,15 +40,18 @@ export interface TurnSealer {
    * `sender`). A separate key keeps it from matching the session's database row.
    */
   conversationId(keyId: string, sessionId: string): string;
-  /** Seals any JSON value, bound to `binding`. */
-  sealJson(value: unknown, binding: string): string;
+  /** Seals any JSON value, bound to `binding`: IV, ciphertext and tag. */
+  sealJson(value: unknown, binding: string): Buffer;
   /**
    * Seals the JSON array whose elements are `elements` (each one JSON value, UTF-8 encoded):
    * the same as `sealJson` of the array, without encoding again the elements a caller kept.
    */
-  sealJsonArray(elements: readonly Buffer[], binding: string): string;
-  /** Undefined when the data was tampered with or sealed under another secret or binding. */
-  openJson(sealed: string, binding: string): unknown;
+  sealJsonArray(elements: readonly Buffer[], binding: string): Buffer;
+  /**
+   * Opens what `sealJson` sealed, given as its bytes or their base64url text. Undefined when
+   * the data was tampered with or sealed under another secret or binding.
+   */
+  openJson(sealed: string | Uint8Array, binding: string): unknown;
   /** Opens one turn of a session stored before the memory window was one value. */
   open(sealed: string, binding: string): SealedTurnContent | undefined;
 }
@@ -66,7 +69,7 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
     const body = typeof plain === 'string' ? cipher.update(plain, 'utf8') : cipher.update(plain);
     // GCM is a stream mode: `final()` adds nothing, it only computes the tag.
     cipher.final();
-    return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+    return Buffer.concat([iv, body, cipher.getAuthTag()]);
   };
   const sealJson = (value: unknown, binding: string) => seal(JSON.stringify(value), binding);
   const sealJsonArray = (elements: readonly Buffer[], binding: string) => {
@@ -78,9 +81,12 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
     pieces.push(ARRAY_CLOSE);
     return seal(Buffer.concat(pieces), binding);
   };
-  const openJson = (sealed: string, binding: string): unknown => {
+  const openJson = (sealed: string | Uint8Array, binding: string): unknown => {
     try {
-      const raw = Buffer.from(sealed, 'base64url');
+      const raw =
+        typeof sealed === 'string'
+          ? Buffer.from(sealed, 'base64url')
+          : Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
       const iv = raw.subarray(0, IV_BYTES);
       const tag = raw.subarray(raw.length - TAG_BYTES);
       const decipher = createDecipheriv('aes-256-gcm', encryptionKey, iv);

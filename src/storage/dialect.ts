@@ -16,6 +16,11 @@ export interface StoreFeatures {
    */
   readonly writingCtes: boolean;
   /**
+   * A column declared `text` keeps bytes given to it as bytes (SQLite: a value keeps its own
+   * type whatever the column's); else such a column takes text only (see sealed-column.ts).
+   */
+  readonly bytesInTextColumns: boolean;
+  /**
    * A number that changes (within a few milliseconds) whenever another connection, of
    * another process, commits to the database, and not for this process's own writes;
    * absent where it cannot be read cheaply.

@@ -3,6 +3,7 @@
  * Table types for Kysely. Timestamps are Unix milliseconds; booleans are 0/1 integers,
  * so one schema serves every dialect.
  */
+import type { StoredSealed } from './sealed-column.js';
 
 export interface ApiKeysTable {
   id: string;
@@ -53,10 +54,11 @@ export interface SessionsTable {
   /** Number of turns ever appended; each write of the window increments it. */
   turn_count: number;
   /**
-   * AES-256-GCM sealed JSON of the memory window (base64url), bound to key, session and
-   * `turn_count`. Null for sessions stored before migration 002, whose turns are in `turns`.
+   * AES-256-GCM sealed JSON of the memory window, bound to key, session and `turn_count`: its
+   * bytes, or their base64url text (sealed-column.ts). Null for sessions stored before
+   * migration 002, whose turns are in `turns`.
    */
-  sealed_window: string | null;
+  sealed_window: StoredSealed | null;
 }
 
 /** Turns of sessions stored before migration 002; read once, then moved into the window. */
@@ -79,8 +81,11 @@ export interface IdempotencyKeysTable {
   fingerprint: string;
   /** Random id of the request that claimed the key; only it may complete or release it. */
   claim: string;
-  /** AES-256-GCM sealed JSON of the kept outcome; null while the first request runs. */
-  outcome: string | null;
+  /**
+   * AES-256-GCM sealed JSON of the kept outcome, as bytes or base64url text
+   * (sealed-column.ts); null while the first request runs.
+   */
+  outcome: StoredSealed | null;
   /** Running: the end of the claim's lease. Kept: the end of the TTL. Unix ms. */
   expires_at: number;
 }

@@ -241,6 +241,34 @@ describe('Idempotency-Key', () => {
     expect(await t.used()).toBe(1);
   });
 
+  it('keeps an outcome as bytes on SQLite, as base64url text on PostgreSQL, and replays one kept as text on either', async () => {
+    const t = await setUp();
+    t.autoRelease();
+    const body = { message: 'Hallo' };
+    const first = await t.send('kept-1', body);
+    expect(first.status).toBe(200);
+    const db = t.server.services.store.db;
+    const outcome = async () =>
+      (await db.selectFrom('idempotency_keys').select('outcome').executeTakeFirstOrThrow()).outcome;
+    const kept = await outcome();
+    if (t.server.database.dialect === 'sqlite') {
+      expect(Buffer.isBuffer(kept)).toBe(true);
+      // As releases before kept it: the same bytes as base64url text.
+      await db
+        .updateTable('idempotency_keys')
+        .set({ outcome: (kept as Buffer).toString('base64url') })
+        .execute();
+      expect(typeof (await outcome())).toBe('string');
+    } else {
+      expect(kept).toMatch(/^[A-Za-z0-9_-]+$/);
+    }
+    const again = await t.send('kept-1', body);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(t.core.calls).toHaveLength(1);
+  });
+
   it('stores neither the idempotency key nor the message or reply in clear', async () => {
     const t = await setUp();
     const idempotencyKey = 'canary-idem-7f3a9c';

@@ -241,8 +241,10 @@ describe('sessions', () => {
           seq,
           language: 'de',
           created_at: now,
-          // Release 0.1 sealed each turn as [message, reply].
-          sealed: sealer.sealJson([message, reply], `${keyId}\0${hash}\0${seq}`),
+          // Release 0.1 sealed each turn as [message, reply], in base64url.
+          sealed: sealer
+            .sealJson([message, reply], `${keyId}\0${hash}\0${seq}`)
+            .toString('base64url'),
         })
         .execute();
     }
@@ -261,6 +263,51 @@ describe('sessions', () => {
     );
     expect(Number(legacy.rows[0]?.n)).toBe(0);
     expect(await storedWindow(s, key, 'alt')).toHaveLength(3);
+  });
+
+  it('keeps the sealed window as bytes on SQLite, as base64url text on PostgreSQL, and reads a window stored as text on either', async () => {
+    const { s: writer } = await setup();
+    const { key } = await writer.createKey();
+    await chat(H(writer), key, { message: 'eins', sessionId: 'b' });
+    const db = writer.services.store.db;
+    const stored = async () =>
+      (await db.selectFrom('sessions').select('sealed_window').executeTakeFirstOrThrow())
+        .sealed_window;
+    const sealed = await stored();
+    if (writer.database.dialect === 'sqlite') {
+      const type = await sql<{
+        type: string;
+      }>`select typeof(sealed_window) as type from sessions`.execute(db);
+      expect(type.rows[0]?.type).toBe('blob');
+      // 12 bytes of IV, the window's JSON and 16 of tag: no encoding around them.
+      const window = await storedWindow(writer, key, 'b');
+      expect((sealed as Buffer).length).toBe(12 + Buffer.byteLength(JSON.stringify(window)) + 16);
+      // As releases before stored it: the same bytes as base64url text.
+      await db
+        .updateTable('sessions')
+        .set({ sealed_window: (sealed as Buffer).toString('base64url') })
+        .execute();
+    } else {
+      expect(sealed).toMatch(/^[A-Za-z0-9_-]+$/);
+    }
+    expect(await storedWindow(writer, key, 'b')).toHaveLength(1);
+    expect(await storedWindow(writer, key, 'b')).toEqual([
+      ['eins', 'Antwort 1', 'de', expect.any(Number)],
+    ]);
+
+    // Another instance, which reads the window from the database (the writer keeps its own
+    // in memory).
+    const { core, seen } = numbered();
+    const s = await startTestServer({ core, database: writer.database });
+    try {
+      await chat(H(s), key, { message: 'zwei', sessionId: 'b' });
+      expect(seen[0]?.history).toEqual([{ message: 'eins', reply: 'Antwort 1', language: 'de' }]);
+      const after = await stored();
+      expect(typeof after === 'string').toBe(writer.database.dialect === 'postgres');
+      expect(await storedWindow(s, key, 'b')).toHaveLength(2);
+    } finally {
+      await s.close();
+    }
   });
 
   it('treats a window that does not open (tampered, or another secret) as no memory', async () => {

@@ -99,7 +99,7 @@ async function storeWithKey() {
     { id: 'key_1', name: 'k', plan: 'standard', active: true, hash: 'h', displayPrefix: 'p' },
     0,
   );
-  const repository = createSessionsRepository(store.db);
+  const repository = createSessionsRepository(store.db, store.features);
   const reads = { windows: 0 };
   const counting: SessionsRepository = {
     ...repository,

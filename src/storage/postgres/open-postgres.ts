@@ -51,6 +51,7 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
     features: {
       skipLocked: true,
       writingCtes: true,
+      bytesInTextColumns: false,
       changesElsewhere: keyChanges.count,
       announceKeyChange: { sql: `select pg_notify('${KEY_CHANNEL}', '')`, parameters: [] },
     },

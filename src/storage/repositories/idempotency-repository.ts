@@ -4,13 +4,15 @@
  * hashed idempotency key): one key can never reach another key's outcomes.
  */
 import type { Kysely } from 'kysely';
+import type { StoreFeatures } from '../dialect.js';
 import { prepareQuery, type WriteStep } from '../prepared-query.js';
 import type { Database } from '../schema.js';
+import { type StoredSealed, sealedColumn } from '../sealed-column.js';
 
 export interface IdempotencyRecord {
   readonly fingerprint: string;
   /** Null while the request that claimed the key is still running. */
-  readonly outcome: string | null;
+  readonly outcome: StoredSealed | null;
   readonly expiresAt: number;
 }
 
@@ -33,9 +35,9 @@ export interface IdempotencyRepository {
     claim: IdempotencyClaim,
   ): Promise<{ claimed: true } | { claimed: false; record?: IdempotencyRecord }>;
   /** The write that turns a claim into a kept outcome, to commit with other writes. */
-  completion(ref: ClaimRef, sealedOutcome: string, keepUntil: number): WriteStep;
+  completion(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): WriteStep;
   /** Keeps an outcome on its own (no other write goes with it). */
-  complete(ref: ClaimRef, sealedOutcome: string, keepUntil: number): Promise<void>;
+  complete(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): Promise<void>;
   /** Gives up a claim whose request failed: the next request with the key runs afresh. */
   release(ref: ClaimRef): Promise<void>;
   /** Deletes expired records; returns how many. */
@@ -50,7 +52,11 @@ export interface ClaimRef {
 
 type Ref = { keyId: string; keyHash: string };
 
-export function createIdempotencyRepository(db: Kysely<Database>): IdempotencyRepository {
+export function createIdempotencyRepository(
+  db: Kysely<Database>,
+  features: StoreFeatures,
+): IdempotencyRepository {
+  const stored = sealedColumn(features);
   const claimQuery = prepareQuery<
     Ref & { fingerprint: string; claim: string; leaseUntil: number; now: number },
     { claim: string }
@@ -81,7 +87,7 @@ export function createIdempotencyRepository(db: Kysely<Database>): IdempotencyRe
   );
   const findQuery = prepareQuery<
     Ref,
-    { fingerprint: string; outcome: string | null; expires_at: number }
+    { fingerprint: string; outcome: StoredSealed | null; expires_at: number }
   >((p) =>
     db
       .selectFrom('idempotency_keys')
@@ -90,12 +96,12 @@ export function createIdempotencyRepository(db: Kysely<Database>): IdempotencyRe
       .where('key_hash', '=', p<string>('keyHash')),
   );
   const completeQuery = prepareQuery<
-    Ref & { claim: string; outcome: string; keepUntil: number },
+    Ref & { claim: string; outcome: StoredSealed; keepUntil: number },
     unknown
   >((p) =>
     db
       .updateTable('idempotency_keys')
-      .set({ outcome: p<string>('outcome'), expires_at: p<number>('keepUntil') })
+      .set({ outcome: p<StoredSealed>('outcome'), expires_at: p<number>('keepUntil') })
       .where('key_id', '=', p<string>('keyId'))
       .where('key_hash', '=', p<string>('keyHash'))
       .where('claim', '=', p<string>('claim')),
@@ -109,11 +115,11 @@ export function createIdempotencyRepository(db: Kysely<Database>): IdempotencyRe
       .where('outcome', 'is', null),
   );
 
-  const completeParams = (ref: ClaimRef, outcome: string, keepUntil: number) => ({
+  const completeParams = (ref: ClaimRef, outcome: Buffer, keepUntil: number) => ({
     keyId: ref.keyId,
     keyHash: ref.keyHash,
     claim: ref.claim,
-    outcome,
+    outcome: stored(outcome),
     keepUntil,
   });
 

@@ -4,6 +4,7 @@
  * there is no query that reaches a session without the key id it belongs to.
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { StoreFeatures } from '../dialect.js';
 import {
   type AlongsideRead,
   type Param,
@@ -12,6 +13,7 @@ import {
   type WriteStep,
 } from '../prepared-query.js';
 import type { Database } from '../schema.js';
+import { type StoredSealed, sealedColumn } from '../sealed-column.js';
 
 /** What identifies a session's stored state without its window. */
 export interface SessionHead {
@@ -23,8 +25,11 @@ export interface SessionHead {
 }
 
 export interface SessionRow extends SessionHead {
-  /** Null for a session stored before migration 002 (its turns are in `turns`). */
-  readonly sealedWindow: string | null;
+  /**
+   * The sealed window as stored (bytes or base64url text); null for a session stored before
+   * migration 002 (its turns are in `turns`).
+   */
+  readonly sealedWindow: StoredSealed | null;
 }
 
 export interface LegacyTurn {
@@ -42,7 +47,7 @@ export interface TurnAppend {
    * The sealed window after this turn, built from the session as it is now, under the
    * lock. Synchronous: nothing may be awaited while the session is locked.
    */
-  build(current: SessionRow): string;
+  build(current: SessionRow): Buffer;
   /** Other writes that must commit together with this turn (an idempotent outcome). */
   readonly with?: readonly WriteStep[];
 }
@@ -50,7 +55,7 @@ export interface TurnAppend {
 export interface WindowChange {
   readonly expectedCount: number;
   /** The window after this turn, sealed for count `expectedCount + 1`. */
-  readonly sealed: string;
+  readonly sealed: Buffer;
   readonly now: number;
   /** A session idle since before this is expired: it starts afresh. */
   readonly activeSince: number;
@@ -101,10 +106,14 @@ type StoredRow = {
   turn_count: number;
   last_active_at: number;
   created_at: number;
-  sealed_window: string | null;
+  sealed_window: StoredSealed | null;
 };
 
-export function createSessionsRepository(db: Kysely<Database>): SessionsRepository {
+export function createSessionsRepository(
+  db: Kysely<Database>,
+  features: StoreFeatures,
+): SessionsRepository {
+  const stored = sealedColumn(features);
   const findQuery = prepareQuery<SessionRef, StoredRow>((p) =>
     db
       .selectFrom('sessions')
@@ -141,7 +150,7 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
       .returning(['turn_count', 'last_active_at', 'created_at', 'sealed_window']),
   );
   const writeQuery = prepareQuery<
-    SessionRef & { count: number; sealed: string; now: number; activeSince: number },
+    SessionRef & { count: number; sealed: StoredSealed; now: number; activeSince: number },
     unknown
   >((p) =>
     db
@@ -150,22 +159,24 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
       .where('key_id', '=', p<string>('keyId'))
       .where('session_hash', '=', p<string>('hash')),
   );
-  const insertFirstQuery = prepareQuery<SessionRef & { sealed: string; now: number }, unknown>(
-    (p) =>
-      db
-        .insertInto('sessions')
-        .values({
-          key_id: p<string>('keyId'),
-          session_hash: p<string>('hash'),
-          created_at: p<number>('now'),
-          last_active_at: p<number>('now'),
-          turn_count: 1,
-          sealed_window: p<string>('sealed'),
-        })
-        .onConflict((oc) => oc.columns(['key_id', 'session_hash']).doNothing()),
+  const insertFirstQuery = prepareQuery<
+    SessionRef & { sealed: StoredSealed; now: number },
+    unknown
+  >((p) =>
+    db
+      .insertInto('sessions')
+      .values({
+        key_id: p<string>('keyId'),
+        session_hash: p<string>('hash'),
+        created_at: p<number>('now'),
+        last_active_at: p<number>('now'),
+        turn_count: 1,
+        sealed_window: p<StoredSealed>('sealed'),
+      })
+      .onConflict((oc) => oc.columns(['key_id', 'session_hash']).doNothing()),
   );
   const replaceIfUnchangedQuery = prepareQuery<
-    SessionRef & { expected: number; sealed: string; now: number; activeSince: number },
+    SessionRef & { expected: number; sealed: StoredSealed; now: number; activeSince: number },
     unknown
   >((p) =>
     db
@@ -246,7 +257,7 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
           keyId,
           hash,
           count: current.turnCount + 1,
-          sealed: append.build(current),
+          sealed: stored(append.build(current)),
           now: append.now,
           activeSince: append.activeSince,
         });
@@ -264,7 +275,7 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
     },
 
     async replaceWindow(keyId, hash, change) {
-      const ref = { keyId, hash, sealed: change.sealed, now: change.now };
+      const ref = { keyId, hash, sealed: stored(change.sealed), now: change.now };
       const result =
         change.expectedCount === 0
           ? await insertFirstQuery(db, ref)
@@ -318,7 +329,7 @@ export function createSessionsRepository(db: Kysely<Database>): SessionsReposito
 function turnWritten(eb: ExpressionBuilder<Database, 'sessions'>, p: Param) {
   return {
     last_active_at: p<number>('now'),
-    sealed_window: p<string>('sealed'),
+    sealed_window: p<StoredSealed>('sealed'),
     // An expired session that starts afresh is a new conversation.
     created_at: eb
       .case()

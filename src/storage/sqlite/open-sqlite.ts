@@ -74,6 +74,7 @@ export function openSqlite(file: string): OpenedDatabase {
       // One writer at a time: a conditional update claims rows without row locks.
       skipLocked: false,
       writingCtes: false,
+      bytesInTextColumns: true,
       // SQLite's data_version moves when another connection commits, never for our own.
       changesElsewhere,
     },
