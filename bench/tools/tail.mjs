@@ -5,11 +5,15 @@
  * byte (for a stream: its first event after the headers' `: stream` comment counts as
  * well) is recorded. Prints p50 / p90 / p99 / p99.9 and how many answers took over 1 ms;
  * with `--gc`, the server runs under `--trace-gc-nvp` and the young-generation collections
- * of the measured part are summarised (pause, bytes promoted per scavenge).
+ * of the measured part are summarised (pause, bytes promoted per scavenge). With
+ * `--attribute`, each answer over 1 ms is put down to what ran during it: a collection of
+ * the server (recorded by gc-probe.mjs, loaded with `--import`), else one of this client,
+ * else neither; of the last, how many began in the same 50 ms of a second (the server's
+ * WAL checkpoints run once a second).
  *
  *   npm run build && node bench/tools/tail.mjs [--core placeholder|builtin|openai]
  *     [--stream] [--seconds 6] [--warmup 2] [--concurrency 1] [--sessions 0] [--node-args "..."]
- *     [--gc]
+ *     [--gc] [--attribute]
  * `--sessions N` seeds N sessions with full windows and sends each request to the next.
  *
  * With `--gc` and `KEEP_GC_LOG=1` the server's stdout (its trace and its request log lines,
@@ -22,6 +26,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { installCleanup } from '../lib/children.mjs';
@@ -37,6 +42,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     'node-args': { type: 'string' },
     gc: { type: 'boolean', default: false },
+    attribute: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '1' },
     sessions: { type: 'string', default: '0' },
   },
@@ -49,7 +55,10 @@ const { ctx, servers, deferred } = scriptContext(root, {
 });
 
 const gcLog = args.gc ? path.join(os.tmpdir(), `plauder-tail-gc-${process.pid}.log`) : undefined;
-const env = {};
+const gcEvents = args.attribute
+  ? path.join(os.tmpdir(), `plauder-tail-collections-${process.pid}.json`)
+  : undefined;
+const env = gcEvents ? { BENCH_GC_OUT: gcEvents } : {};
 if (args.core === 'openai') {
   const upstream = await startUpstream(ctx);
   Object.assign(env, {
@@ -66,7 +75,11 @@ const { server, seed, headers } = await startPlauder(ctx, {
   core: args.core,
   env,
   ...(gcLog ? { stdoutFile: gcLog } : {}),
-  nodeArgs: args.gc ? [...nodeArgs, '--trace-gc-nvp'] : nodeArgs,
+  nodeArgs: [
+    ...nodeArgs,
+    ...(args.gc ? ['--trace-gc-nvp'] : []),
+    ...(gcEvents ? ['--import', path.join(root, 'bench/tools/gc-probe.mjs')] : []),
+  ],
 });
 
 const concurrency = Number(args.concurrency);
@@ -86,9 +99,10 @@ const requestHeaders = (body) => ({
 });
 
 /** Milliseconds to the first byte of the answer (of a stream: to its first event). */
-function once() {
+function once(starts) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    starts?.push(performance.timeOrigin + started);
     let first;
     const body = bodies[sent++ % bodies.length];
     const req = http.request(
@@ -113,17 +127,27 @@ function once() {
 
 const scavengesBefore = () => (gcLog ? countScavenges(fs.readFileSync(gcLog, 'utf8')) : 0);
 /** `concurrency` clients, each sending its next request when its answer has arrived. */
-async function load(seconds, latencies) {
+async function load(seconds, latencies, starts) {
   const end = performance.now() + seconds * 1000;
   const client = async () => {
-    while (performance.now() < end) latencies.push(await once());
+    while (performance.now() < end) latencies.push(await once(starts));
   };
   await Promise.all(Array.from({ length: concurrency }, client));
 }
 await load(Number(args.warmup), []);
 const skip = scavengesBefore();
 const latencies = [];
-await load(Number(args.seconds), latencies);
+const starts = [];
+const clientCollections = [];
+if (args.attribute) {
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      clientCollections.push([performance.timeOrigin + entry.startTime, entry.duration]);
+    }
+  }).observe({ entryTypes: ['gc'] });
+}
+await load(Number(args.seconds), latencies, starts);
+const answers = latencies.map((ms, i) => [starts[i], ms]);
 latencies.sort((a, b) => a - b);
 const at = (q) => latencies[Math.floor((latencies.length - 1) * q)].toFixed(3);
 const label = `${args.core}${args.stream ? ' streamed' : ''}, concurrency ${concurrency}, node options: ${nodeArgs.join(' ') || "Node's defaults"}`;
@@ -131,6 +155,10 @@ process.stdout.write(
   `${label}: ${latencies.length} requests, p50 ${at(0.5)} p90 ${at(0.9)} p99 ${at(0.99)} p99.9 ${at(0.999)} ms, over 1 ms: ${latencies.filter((x) => x > 1).length}\n`,
 );
 for (const s of servers.splice(0)) await s.stop();
+if (gcEvents) {
+  process.stdout.write(`${attribute(answers, JSON.parse(fs.readFileSync(gcEvents, 'utf8')))}\n`);
+  fs.rmSync(gcEvents, { force: true });
+}
 if (gcLog) {
   process.stdout.write(`${summariseScavenges(fs.readFileSync(gcLog, 'utf8'), skip)}\n`);
   if (process.env.KEEP_GC_LOG) process.stdout.write(`server stdout kept in ${gcLog}\n`);
@@ -138,6 +166,41 @@ if (gcLog) {
 }
 for (const step of deferred.splice(0)) step();
 process.exit(0);
+
+/**
+ * Answers over 1 ms by what overlapped them: a collection of the server, else one of this
+ * client, else neither; of the last, the most that began in one 50 ms phase of the second.
+ */
+function attribute(answers, serverCollections) {
+  const overlaps = ([start, ms], collections) =>
+    collections.some(([at, duration]) => at < start + ms && at + duration > start);
+  const slow = answers.filter(([, ms]) => ms > 1);
+  let server = 0;
+  let client = 0;
+  const other = [];
+  for (const answer of slow) {
+    if (overlaps(answer, serverCollections)) server++;
+    else if (overlaps(answer, clientCollections)) client++;
+    else other.push(answer);
+  }
+  const first = answers[0]?.[0] ?? 0;
+  const last = answers.at(-1)?.[0] ?? 0;
+  const collections = serverCollections.filter(([at]) => at >= first && at <= last).length;
+  // The 50 ms of the second (its phase) in which most of them began: a once-a-second cause
+  // (the WAL checkpoint) gathers them there.
+  const phases = other.map(([start]) => (start - first) % 1000);
+  let busiest = 0;
+  for (let from = 0; from < 1000; from += 10) {
+    const inWindow = phases.filter((phase) => (phase - from + 1000) % 1000 < 50).length;
+    busiest = Math.max(busiest, inWindow);
+  }
+  return [
+    `answers over 1 ms: ${slow.length} of ${answers.length}`,
+    `  during a collection of the server: ${server} (the server collected ${collections} times while measuring)`,
+    `  during one of this client: ${client}`,
+    `  neither: ${other.length}, of which ${busiest} began in the same 50 ms of a second (phase): a once-a-second cause`,
+  ].join('\n');
+}
 
 function countScavenges(log) {
   return log.split('\n').filter((line) => line.includes(' gc=s ')).length;
