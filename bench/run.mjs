@@ -29,7 +29,9 @@ const HELP = `node bench/run.mjs [options]       (npm run bench -- [options] bui
   --duration S         seconds per closed-loop measurement, per open-loop rate and at
                        concurrency 1 (default 10)
   --warmup S           warm-up seconds before the closed loop (default 3); the open-loop
-                       rates and concurrency 1 warm up for min(S, 2) seconds
+                       rates warm up for min(S, 2) seconds
+  --settle S           seconds at concurrency 1 before it is measured (default 6): the
+                       first seconds after a load have a longer tail
   --connections N      closed-loop connections (default 50)
   --rates R1,R2        open-loop offered rates in requests/s (default 500,2000)
   --sockets N          open-loop keep-alive socket pool (default 64)
@@ -51,6 +53,7 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     duration: { type: 'string' },
     warmup: { type: 'string' },
+    settle: { type: 'string' },
     connections: { type: 'string', default: '50' },
     rates: { type: 'string', default: '500,2000' },
     sockets: { type: 'string', default: '64' },
@@ -78,6 +81,7 @@ if (values.list) {
 const opts = {
   duration: positive('duration', values.duration ?? (values.quick ? '2' : '10')),
   warmup: positive('warmup', values.warmup ?? (values.quick ? '1' : '3')),
+  settle: positive('settle', values.settle ?? (values.quick ? '1' : '6')),
   connections: positive('connections', values.connections),
   rates: values.rates.split(',').map((r) => positive('rates', r)),
   sockets: positive('sockets', values.sockets),
@@ -239,7 +243,7 @@ async function runScenario(scenario) {
       log(`  concurrency 1: ${opts.duration} s`);
       row.sequential = note(
         await measured(servers, () =>
-          sequential(target, { durationS: opts.duration, warmupS: shortWarmup }),
+          sequential(target, { durationS: opts.duration, warmupS: opts.settle }),
         ),
       );
       check(row.sequential, 'concurrency 1');

@@ -148,7 +148,7 @@ export function renderMarkdown({ meta, rows, targets }) {
   );
   out.push(`Command: \`${meta.command}\``);
   out.push(
-    `Closed loop: autocannon, ${meta.options.connections} connections, ${meta.options.duration} s after ${meta.options.warmup} s warm-up. Open loop: ${meta.options.rates.join(' and ')} requests/s for ${meta.options.duration} s each (${meta.options.sockets} keep-alive sockets, latency from the scheduled send time). Concurrency 1: ${meta.options.duration} s. plauder log level: ${meta.options.logLevel}; core of the plauder rows: ${meta.options.core}; Node options of the plauder servers: ${meta.options.nodeArgs ? `\`${meta.options.nodeArgs.join(' ') || '(none: Node defaults)'}\` (--node-args)` : "as shipped (the plauder command's shebang)"}.`,
+    `Closed loop: autocannon, ${meta.options.connections} connections, ${meta.options.duration} s after ${meta.options.warmup} s warm-up. Open loop: ${meta.options.rates.join(' and ')} requests/s for ${meta.options.duration} s each (${meta.options.sockets} keep-alive sockets, latency from the scheduled send time). Concurrency 1: ${meta.options.duration} s after ${meta.options.settle ?? 2} s at concurrency 1. plauder log level: ${meta.options.logLevel}; core of the plauder rows: ${meta.options.core}; Node options of the plauder servers: ${meta.options.nodeArgs ? `\`${meta.options.nodeArgs.join(' ') || '(none: Node defaults)'}\` (--node-args)` : "as shipped (the plauder command's shebang)"}.`,
   );
   out.push(
     '"server CPU": cores the server process used during the closed loop; "CPU ms/req": its CPU time per answered request, the figure least disturbed by other load; "other CPU": cores the machine spent outside the bench and its servers during the closed loop, i.e. the noise.',
