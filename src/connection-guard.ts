@@ -42,7 +42,13 @@ export function guardConnections(server: Server, configuredMax: number): Connect
     open.add(socket);
     socket.once('close', () => open.delete(socket));
     if (open.size <= maxConnections) return;
-    const idle = (candidate: Socket) => candidate !== socket && !(busy.get(candidate) ?? 0);
+    // A socket destroyed whose 'close' has not run yet is still in `open`, but holds
+    // nothing: it neither counts nor makes room when chosen.
+    let live = 0;
+    for (const candidate of open) if (!candidate.destroyed) live++;
+    if (live <= maxConnections) return;
+    const idle = (candidate: Socket) =>
+      candidate !== socket && !candidate.destroyed && !(busy.get(candidate) ?? 0);
     const victim =
       first(open, (candidate) => idle(candidate) && !served.has(candidate)) ??
       first(open, idle) ??
