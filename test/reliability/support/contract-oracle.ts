@@ -66,10 +66,7 @@ export type Route =
  * percent-encoded unreserved characters decoded (`/api/%63hat` is `/api/chat`).
  */
 export function routeOf(path: string): Route {
-  const pathname = (path.split('?')[0] ?? '').replace(/%([0-9A-Fa-f]{2})/g, (encoded, hex) => {
-    const char = String.fromCharCode(Number.parseInt(hex, 16));
-    return /^[A-Za-z0-9\-._~]$/.test(char) ? char : encoded;
-  });
+  const pathname = routePathname(path);
   if (pathname === '/api/chat' || pathname === '/api/chat-en') return { kind: 'chat' };
   if (pathname === '/api/usage') return { kind: 'usage' };
   if (['/healthz', '/readyz', '/metrics', '/openapi.json'].includes(pathname))
@@ -77,6 +74,14 @@ export function routeOf(path: string): Route {
   const session = /^\/api\/sessions\/([^/]*)$/.exec(pathname);
   if (session) return { kind: 'sessions', raw: session[1] ?? '' };
   return { kind: 'other' };
+}
+
+/** The path without its query, percent-encoded unreserved characters decoded. */
+function routePathname(path: string): string {
+  return (path.split('?')[0] ?? '').replace(/%([0-9A-Fa-f]{2})/g, (encoded, hex) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /^[A-Za-z0-9\-._~]$/.test(char) ? char : encoded;
+  });
 }
 
 /** Node keeps the first of duplicate Authorization / Content-Type lines and trims values. */
@@ -262,6 +267,27 @@ function poisoned(root: unknown): boolean {
   return false;
 }
 
+/**
+ * Under `/v1` (the OpenAI-compatible front door, contract §10) errors come in OpenAI's
+ * envelope, `{"error": {message, type, param, code}}`, with one of our codes and its
+ * message. A fuzzed path may land there by chance (a first segment `v1`).
+ */
+function isOpenAiError(request: RawRequest, json: Record<string, unknown> | undefined): boolean {
+  const pathname = routePathname(request.path);
+  if (pathname !== '/v1' && !pathname.startsWith('/v1/')) return false;
+  const error = json?.error as Record<string, unknown> | undefined;
+  const code = error?.code as ErrorCode;
+  return (
+    ERROR_CODES.includes(code) &&
+    typeof error?.type === 'string' &&
+    error.type !== '' &&
+    JSON.stringify(json) ===
+      JSON.stringify({
+        error: { message: ERROR_MESSAGES[code], type: error.type, param: null, code },
+      })
+  );
+}
+
 /** What the body of an answer says, in the terms of `Outcome.body`; throws when it is no contract body. */
 export function describeBody(request: RawRequest, res: RawResponse): string {
   if (request.method.toUpperCase() === 'HEAD') {
@@ -273,6 +299,11 @@ export function describeBody(request: RawRequest, res: RawResponse): string {
     return 'empty';
   }
   const json = res.json;
+  if (res.status !== 200 && isOpenAiError(request, json)) {
+    if (!/^application\/json/.test(res.headers['content-type'] ?? ''))
+      throw new Error('envelope not sent as JSON');
+    return `error:${json?.error?.code as string}`;
+  }
   if (res.status !== 200) {
     const code = json?.error?.code as ErrorCode;
     const exact =
