@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 /**
  * Database round trips per chat request on PostgreSQL: every query the `pg` driver sends
- * (BEGIN and COMMIT included) is counted while the app answers requests, in-process
- * (`app.inject`, no sockets), one at a time, so no batching of concurrent requests helps.
+ * (BEGIN and COMMIT included; a group of statements committed together counts once) is
+ * counted while the app answers requests, in-process (`app.inject`, no sockets), one at a
+ * time, so no grouping of concurrent requests helps, and in the last row 50 at once.
  *
  *   node bench/tools/round-trips.mjs [--requests 400] [--json]   (after `npm run build`)
  *
  * Needs PostgreSQL (PLAUDER_BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres);
  * creates a database of its own and drops it. Rows: with a sessionId (20-turn windows over
  * 10 sessions), without one, and a session written alternately by two instances (each
- * turn finds the other's write, the slow way). Each after one warm-up request per session.
+ * turn finds the other's write, the slow way), and 50 sessions with one turn each in flight
+ * at once. Each after one warm-up request per session.
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -28,6 +30,8 @@ const { values } = parseArgs({
   },
 });
 const requests = Number(values.requests);
+/** Requests in flight at once in the last row. */
+const CONCURRENT = 50;
 const adminUrl =
   process.env.PLAUDER_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const name = `plauder_round_trips_${process.pid}`;
@@ -88,6 +92,18 @@ try {
   await measure('one session, two instances taking turns', (i) =>
     ask((i % 2 === 0 ? a : b).app, 'shared'),
   );
+  // Concurrent turns: their statements share groups (one query each, see
+  // src/storage/postgres/named-statements.ts).
+  for (let i = 0; i < CONCURRENT; i++) await ask(a.app, `c${i}`);
+  const before = queries;
+  for (let done = 0; done < requests; done += CONCURRENT) {
+    await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => ask(a.app, `c${i}`)));
+  }
+  const sent = Math.ceil(requests / CONCURRENT) * CONCURRENT;
+  rows.push({
+    what: `with a sessionId, ${CONCURRENT} at once (${CONCURRENT} sessions)`,
+    perRequest: (queries - before) / sent,
+  });
 } finally {
   for (const { app, store } of instances) {
     await app.close();
@@ -101,7 +117,7 @@ if (values.json) {
   process.stdout.write(`${JSON.stringify({ requests, rows })}\n`);
 } else {
   process.stdout.write(
-    `PostgreSQL round trips per request (${requests} requests each, one at a time)\n\n`,
+    `PostgreSQL round trips per request (${requests} requests each, one at a time unless said)\n\n`,
   );
   process.stdout.write('| request | round trips |\n|---|---:|\n');
   for (const row of rows) process.stdout.write(`| ${row.what} | ${row.perRequest.toFixed(2)} |\n`);

@@ -34,7 +34,11 @@ export interface DirectRunner {
   (
     sql: string,
     parameters: readonly unknown[],
+    /** The statement's `Grouping` for these parameters (see `PreparedQueryOptions`). */
+    grouping?: Grouping,
   ): QueryResult<unknown> | Promise<QueryResult<unknown>> | undefined;
+  /** True when the runner groups statements: it is then given each one's `Grouping`. */
+  readonly groups?: boolean;
   /** `runAtomically` on this database, or undefined to leave it to a Kysely transaction. */
   atomically?(
     read: BoundQuery,
@@ -54,6 +58,26 @@ const SENTINEL = '\u0000plauder-param:';
 /** A placeholder for a named parameter while the query is built. */
 export type Param = <T>(name: string) => T;
 
+/**
+ * Whether a statement may share a transaction with other callers' statements (PostgreSQL
+ * commits the statements of one round of I/O together: named-statements.ts). A read
+ * (`select`, no data-modifying CTE, no `for update` or `for share`) may: it locks
+ * nothing. A write may when it says which rows it locks: `lock`, a string that orders it
+ * among the others (rows are locked in the order of their strings, so two transactions
+ * never wait for each other in a circle). Any other write commits alone.
+ */
+export type Grouping = { readonly lock: string } | 'read' | 'alone';
+
+export interface PreparedQueryOptions<P> {
+  /**
+   * The rows a write locks, as a string that sorts like them: the table's name first, then
+   * the row's key (e.g. `usage\0<key id>\0<month>`). Statements locking more than one row
+   * must lock the others only after this one and only rows no other statement locks
+   * first (the reservation's day row, after its month row).
+   */
+  readonly lock?: (params: P) => string;
+}
+
 export interface PreparedQuery<P extends Record<string, unknown>, R> {
   (executor: Pick<Kysely<unknown>, 'executeQuery'>, params: P): Promise<QueryResult<R>>;
   /** The statement with these parameter values, for `runAtomically`. */
@@ -62,8 +86,16 @@ export interface PreparedQuery<P extends Record<string, unknown>, R> {
 
 export function prepareQuery<P extends Record<string, unknown>, R>(
   build: (param: Param) => Compilable<R>,
+  options: PreparedQueryOptions<P> = {},
 ): PreparedQuery<P, R> {
   const compiled = build(<T>(name: string) => `${SENTINEL}${name}` as T).compile();
+  // A select that locks rows (`for update`, `for share`) is no read in this sense.
+  const read =
+    /^select\b/i.test(compiled.sql) &&
+    !/\bfor\s+(no\s+key\s+|key\s+)?(update|share)\b/i.test(compiled.sql);
+  const { lock } = options;
+  const grouping = (params: P): Grouping =>
+    read ? 'read' : lock === undefined ? 'alone' : { lock: lock(params) };
   const slots = compiled.parameters.map((value) =>
     typeof value === 'string' && value.startsWith(SENTINEL)
       ? value.slice(SENTINEL.length)
@@ -78,7 +110,8 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
   });
   const run = (executor: Pick<Kysely<unknown>, 'executeQuery'>, params: P) => {
     const { parameters } = bind(params);
-    const direct = directRunners.get(executor)?.(compiled.sql, parameters);
+    const runner = directRunners.get(executor);
+    const direct = runner?.(compiled.sql, parameters, runner.groups ? grouping(params) : undefined);
     if (direct !== undefined)
       return Promise.resolve(direct as QueryResult<R> | Promise<QueryResult<R>>);
     // Not `{ ...compiled, parameters }`: see test/house/object-literals.test.ts.

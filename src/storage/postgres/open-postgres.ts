@@ -1,8 +1,9 @@
 /**
  * @module storage/postgres/open-postgres
- * The shared store for several instances. A `pg` pool of configurable size; `bigint`
- * columns (Unix-millisecond timestamps) come back as numbers; the hot path's statements are
- * named, so each connection plans them once (named-statements.ts); migrations run under a
+ * The shared store for several instances. A configurable number of connections, shared
+ * between a `pg` pool and the hot path's pipelined lanes; `bigint` columns (Unix-millisecond
+ * timestamps) come back as numbers; the hot path's statements are named, so each lane plans
+ * them once (named-statements.ts); migrations run under a
  * session-level advisory lock, so instances that start together migrate one at a time.
  */
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -35,15 +36,29 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
   // free connection too, and on a busy machine a burst of requests queued behind the pool
   // then failed with 500 although the database was fine. A slow machine makes answers
   // slower, never wrong; queries stay bounded by the statement timeout.
-  const pool = new pg.Pool({ ...connection, max: options.poolSize, Client: ConnectTimeoutClient });
+  // The pool size is the instance's budget of connections: half of it (at least one) for
+  // the hot path's pipelined lanes, the rest (at least one) for the pool.
+  const lanes = Math.max(1, Math.floor(options.poolSize / 2));
+  const pool = new pg.Pool({
+    ...connection,
+    max: Math.max(1, options.poolSize - lanes),
+    Client: ConnectTimeoutClient,
+  });
   // A connection the server drops (restart, failover) emits 'error': on the pool while
   // idle, on the client while checked out. Unheard, either would end the process. The
   // running query fails on its own, and the pool discards the broken connection.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  // The hot path's prepared queries, outside transactions, as named statements.
-  registerDirectRunner(db, createNamedStatementRunner(pool));
+  // The hot path's prepared queries, outside transactions: named, pipelined, on lanes.
+  const statements = createNamedStatementRunner({
+    pool,
+    connect: () => new ConnectTimeoutClient({ ...connection, pipeline: true }),
+    maxLanes: lanes,
+    Query: pg.Query,
+    typeParser: (oid) => typeParser(oid, 'text') as (text: string) => unknown,
+  });
+  registerDirectRunner(db, statements);
   const keyChanges = listenForKeyChanges(() => new ConnectTimeoutClient(connection));
 
   return {
@@ -55,7 +70,9 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
       changesElsewhere: keyChanges.count,
       announceKeyChange: { sql: `select pg_notify('${KEY_CHANNEL}', '')`, parameters: [] },
     },
-    close: keyChanges.stop,
+    close: async () => {
+      await Promise.all([statements.close(), keyChanges.stop()]);
+    },
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -102,6 +102,8 @@ export interface SessionsRepository {
 }
 
 type SessionRef = { keyId: string; hash: string };
+/** The row a turn's write locks (see `PreparedQueryOptions`). */
+const sessionLock = { lock: (p: SessionRef) => `sessions\0${p.keyId}\0${p.hash}` };
 type StoredRow = {
   turn_count: number;
   last_active_at: number;
@@ -162,31 +164,35 @@ export function createSessionsRepository(
   const insertFirstQuery = prepareQuery<
     SessionRef & { sealed: StoredSealed; now: number },
     unknown
-  >((p) =>
-    db
-      .insertInto('sessions')
-      .values({
-        key_id: p<string>('keyId'),
-        session_hash: p<string>('hash'),
-        created_at: p<number>('now'),
-        last_active_at: p<number>('now'),
-        turn_count: 1,
-        sealed_window: p<StoredSealed>('sealed'),
-      })
-      .onConflict((oc) => oc.columns(['key_id', 'session_hash']).doNothing()),
+  >(
+    (p) =>
+      db
+        .insertInto('sessions')
+        .values({
+          key_id: p<string>('keyId'),
+          session_hash: p<string>('hash'),
+          created_at: p<number>('now'),
+          last_active_at: p<number>('now'),
+          turn_count: 1,
+          sealed_window: p<StoredSealed>('sealed'),
+        })
+        .onConflict((oc) => oc.columns(['key_id', 'session_hash']).doNothing()),
+    sessionLock,
   );
   const replaceIfUnchangedQuery = prepareQuery<
     SessionRef & { expected: number; sealed: StoredSealed; now: number; activeSince: number },
     unknown
-  >((p) =>
-    db
-      .updateTable('sessions')
-      .set((eb) => ({ turn_count: eb(eb.ref('turn_count'), '+', 1), ...turnWritten(eb, p) }))
-      .where('key_id', '=', p<string>('keyId'))
-      .where('session_hash', '=', p<string>('hash'))
-      .where('turn_count', '=', p<number>('expected'))
-      // A session stored before migration 002 has its turns elsewhere: appendTurn moves them.
-      .where('sealed_window', 'is not', null),
+  >(
+    (p) =>
+      db
+        .updateTable('sessions')
+        .set((eb) => ({ turn_count: eb(eb.ref('turn_count'), '+', 1), ...turnWritten(eb, p) }))
+        .where('key_id', '=', p<string>('keyId'))
+        .where('session_hash', '=', p<string>('hash'))
+        .where('turn_count', '=', p<number>('expected'))
+        // A session stored before migration 002 has its turns elsewhere: appendTurn moves them.
+        .where('sealed_window', 'is not', null),
+    sessionLock,
   );
   const dropLegacyQuery = prepareQuery<SessionRef, unknown>((p) =>
     db

@@ -24,6 +24,7 @@ import {
   type BoundQuery,
   type Param,
   type PreparedQuery,
+  type PreparedQueryOptions,
   prepareQuery,
   runAtomically,
   type WriteStep,
@@ -119,6 +120,9 @@ type ReserveParams = KeyMonth & {
 };
 type CountsRow = { used: number; minute_used: number };
 type CarryingRow = CountsRow & { alongside: unknown };
+/** The rows a reservation or refund locks: the month's row (then its day's). */
+const usageLock = { lock: (p: KeyMonth) => `usage\0${p.keyId}\0${p.month}` };
+
 /** The prefix of a carried read's parameters among the reservation's. */
 const ALONGSIDE = 'alongside_';
 
@@ -199,8 +203,9 @@ export function createUsageRepository(
       );
   const upsert = (watched: boolean): PreparedQuery<ReserveParams, CountsRow> =>
     features.writingCtes
-      ? prepareQuery<ReserveParams, CountsRow>((p) =>
-          reserveCtes(p, watched).selectFrom('admitted').select(['used', 'minute_used']),
+      ? prepareQuery<ReserveParams, CountsRow>(
+          (p) => reserveCtes(p, watched).selectFrom('admitted').select(['used', 'minute_used']),
+          usageLock,
         )
       : prepareQuery<ReserveParams, CountsRow>((p) =>
           monthUpsert(p, watched).returning(['used', 'minute_used']),
@@ -213,15 +218,17 @@ export function createUsageRepository(
   const carryingQuery = (read: AlongsideRead) => {
     let query = carrying.get(read.kind);
     if (query === undefined) {
-      query = prepareQuery<Record<string, unknown>, CarryingRow>((p) =>
-        reserveCtes(p, false)
-          .with('alongside', () => read.build(db, (name) => p(`${ALONGSIDE}${name}`)))
-          .selectFrom('admitted')
-          .select([
-            'admitted.used',
-            'admitted.minute_used',
-            sql<unknown>`(select row_to_json(alongside) from alongside)`.as('alongside'),
-          ]),
+      query = prepareQuery<Record<string, unknown>, CarryingRow>(
+        (p) =>
+          reserveCtes(p, false)
+            .with('alongside', () => read.build(db, (name) => p(`${ALONGSIDE}${name}`)))
+            .selectFrom('admitted')
+            .select([
+              'admitted.used',
+              'admitted.minute_used',
+              sql<unknown>`(select row_to_json(alongside) from alongside)`.as('alongside'),
+            ]),
+        usageLock as PreparedQueryOptions<Record<string, unknown>>,
       );
       carrying.set(read.kind, query);
     }
@@ -260,7 +267,7 @@ export function createUsageRepository(
       .where('key_id', '=', p<string>('keyId'))
       .where('month', '=', p<string>('month'))
       .where('used', '>', 0);
-  const refundQuery = prepareQuery<RefundParams, unknown>((p) => monthRefund(p));
+  const refundQuery = prepareQuery<RefundParams, unknown>((p) => monthRefund(p), usageLock);
   const dayRefund = (p: Param) =>
     db
       .updateTable('usage_days')
@@ -270,15 +277,17 @@ export function createUsageRepository(
       .where('used', '>', 0);
   /** The month's refund, and the day's only when the month had something to give back. */
   const refundWithDayQuery = features.writingCtes
-    ? prepareQuery<RefundParams & KeyDay, unknown>((p) =>
-        db
-          .with('refunded', () => monthRefund(p).returning('key_id'))
-          .updateTable('usage_days')
-          .set((eb) => ({ used: eb('usage_days.used', '-', 1) }))
-          .where('usage_days.key_id', '=', p<string>('keyId'))
-          .where('usage_days.day', '=', p<string>('day'))
-          .where('usage_days.used', '>', 0)
-          .where((eb) => eb.exists(eb.selectFrom('refunded').select('refunded.key_id'))),
+    ? prepareQuery<RefundParams & KeyDay, unknown>(
+        (p) =>
+          db
+            .with('refunded', () => monthRefund(p).returning('key_id'))
+            .updateTable('usage_days')
+            .set((eb) => ({ used: eb('usage_days.used', '-', 1) }))
+            .where('usage_days.key_id', '=', p<string>('keyId'))
+            .where('usage_days.day', '=', p<string>('day'))
+            .where('usage_days.used', '>', 0)
+            .where((eb) => eb.exists(eb.selectFrom('refunded').select('refunded.key_id'))),
+        usageLock,
       )
     : prepareQuery<RefundParams & KeyDay, { key_id: string }>((p) =>
         monthRefund(p).returning('key_id'),
