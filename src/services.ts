@@ -10,7 +10,7 @@ import {
   createIdempotencyService,
   type IdempotencyService,
 } from './idempotency/idempotency-service.js';
-import { createKeyCache, DEFAULT_KEY_CACHE } from './keys/key-cache.js';
+import { createKeyCache, DEFAULT_KEY_CACHE, type KeyCacheOptions } from './keys/key-cache.js';
 import { createKeyService, type KeyService } from './keys/key-service.js';
 import { type Clock, createMonthWindows } from './quota/month-window.js';
 import { createQuotaService, type QuotaService } from './quota/quota-service.js';
@@ -55,6 +55,8 @@ export function createServices(
   store: Store,
   secret: Buffer,
   clock: Clock,
+  /** The key cache's real-time clock (tests hold it still; default performance.now). */
+  monotonic?: KeyCacheOptions['monotonic'],
 ): Services {
   const usage = createUsageRepository(store.db, store.features);
   const sealer = createTurnSealer(secret);
@@ -72,7 +74,7 @@ export function createServices(
       config.plans,
       clock,
       outbox,
-      createKeyCache({ ...DEFAULT_KEY_CACHE, changes: store.features.changesElsewhere }),
+      createKeyCache({ ...DEFAULT_KEY_CACHE, changes: store.features.changesElsewhere, monotonic }),
     ),
     quota: createQuotaService(usage, createMonthWindows(config.quotaTimeZone), outbox),
     sessions: createSessionService(createSessionsRepository(store.db, store.features), sealer, {

@@ -42,6 +42,8 @@ export interface TestServer {
 export interface TestServerOptions {
   readonly env?: Record<string, string>;
   readonly clock?: () => number;
+  /** The key cache's real-time clock, for tests that must not see an entry age out. */
+  readonly keyCacheMonotonic?: () => number;
   readonly core?: CoreAdapter;
   /** Share a database with other servers or processes; the caller drops it. */
   readonly database?: TestDatabase;
@@ -81,6 +83,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     store,
     loadSecret(config.secret),
     options.clock ?? Date.now,
+    options.keyCacheMonotonic,
   );
   const shared = options.core === undefined && config.core.kind === 'builtin';
   const core = options.core ?? (shared ? await builtinCore(config) : await createCore(config.core));
