@@ -26,7 +26,10 @@ import { createSigner } from './webhook-signature.js';
 export type DeliveryResult = 'delivered' | 'retry' | 'gave_up' | 'gone';
 
 export interface WebhookSender {
-  /** Looks for due events now and delivers them; resolves when this round is done. */
+  /**
+   * Looks for due events and delivers them; resolves when a round that began after the call
+   * is done.
+   */
   tick(): Promise<void>;
   /** Stops the timer, aborts attempts in flight and gives their claims back. */
   stop(): Promise<void>;
@@ -57,29 +60,38 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
   const sign = createSigner(config.secret);
   const inFlight = new Map<string, { claim: string; abort: AbortController }>();
   let running: Promise<void> | undefined;
-  let again = false;
+  /** The round that follows the one running, for every tick asked for meanwhile. */
+  let following: Promise<void> | undefined;
   let stopped = false;
   let lastSweep = 0;
 
   const timer = setInterval(() => void tick(), config.pollIntervalMs);
   timer.unref();
 
+  /**
+   * A round that begins after this call. A round already running may have looked for due
+   * events before the change that asked for this one was committed: the caller then gets
+   * the round after it, shared by every tick asked for meanwhile.
+   */
   function tick(): Promise<void> {
     if (stopped) return Promise.resolve();
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = round()
+    if (running === undefined) return start();
+    following ??= running.then(() => {
+      following = undefined;
+      if (stopped) return;
+      return running ?? start();
+    });
+    return following;
+  }
+
+  function start(): Promise<void> {
+    const current = round()
       .catch((error: unknown) => log.warn({ error: safeError(error) }, 'webhook round failed'))
       .finally(() => {
-        running = undefined;
-        if (again && !stopped) {
-          again = false;
-          void tick();
-        }
+        if (running === current) running = undefined;
       });
-    return running;
+    running = current;
+    return current;
   }
 
   async function round(): Promise<void> {

@@ -294,6 +294,31 @@ describe('delivery', () => {
     expect(await metric(server, /^plauder_webhook_events\{status="failed"\}/)).toBe(1);
   });
 
+  it('answers a round asked for while another runs only once a round that began after it is done', async () => {
+    const { receiver, server } = await setUp({ env: { PLAUDER_WEBHOOK_POLL_INTERVAL: '1h' } });
+    let release = () => {};
+    const held = new Promise<number>((resolve) => {
+      release = () => resolve(204);
+    });
+    let arrived = false;
+    receiver.answer = () => {
+      if (arrived) return 204;
+      arrived = true;
+      return held;
+    };
+    await server.createKey({ name: 'first' });
+    // The round sending the first event waits for the receiver's answer.
+    const deadline = Date.now() + 10_000;
+    while (!arrived && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(arrived).toBe(true);
+    await server.createKey({ name: 'second' });
+    const ticked = tick(server);
+    release();
+    await ticked;
+    // The round that was running had claimed the first event only; the tick waited for the next.
+    expect(receiver.deliveries.map((d) => d.event.data.name)).toEqual(['first', 'second']);
+  });
+
   it('records nothing without a receiver', async () => {
     const server = await startTestServer({ env: { PLAUDER_CORE: 'placeholder' } });
     cleanup.push(() => server.close());

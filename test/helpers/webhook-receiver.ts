@@ -34,8 +34,8 @@ export interface WebhookReceiver {
   readonly deliveries: Delivery[];
   /** Why deliveries were refused as unverifiable. */
   readonly rejected: string[];
-  /** Decides the answer to each delivery (default 204). */
-  answer: (delivery: Omit<Delivery, 'answered'>) => number;
+  /** Decides the answer to each delivery (default 204); a promise holds the answer back. */
+  answer: (delivery: Omit<Delivery, 'answered'>) => number | Promise<number>;
   /** The deliveries answered with a 2xx: the events the receiver took. */
   accepted(): Delivery[];
   /** Resolves once `predicate` holds (checked on every delivery), or fails after `ms`. */
@@ -111,10 +111,11 @@ export async function startWebhookReceiver(
         event,
         attempt,
       };
-      const answered = receiver.answer(pending);
-      deliveries.push({ ...pending, answered });
-      response.writeHead(answered).end();
-      for (const wake of waiters) wake();
+      void Promise.resolve(receiver.answer(pending)).then((answered) => {
+        deliveries.push({ ...pending, answered });
+        response.writeHead(answered).end();
+        for (const wake of waiters) wake();
+      });
     });
   });
 
