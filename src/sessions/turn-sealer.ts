@@ -20,6 +20,12 @@ const ARRAY_OPEN = Buffer.from('[');
 const ARRAY_COMMA = Buffer.from(',');
 const ARRAY_CLOSE = Buffer.from(']');
 const TAG_BYTES = 16;
+/**
+ * Sessions whose two names (`sessionHash`, `conversationId`) are remembered: each is an HMAC
+ * of about 4 µs, and every turn with a sessionId needs both. About 250 bytes each, so at
+ * most about 4 MB; the oldest is forgotten first.
+ */
+export const REMEMBERED_SESSIONS = 16_384;
 
 export interface SealedTurnContent {
   readonly message: string;
@@ -60,6 +66,23 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
   const encryptionKey = derive(secret, 'plauder turn encryption v1');
   const hashKey = derive(secret, 'plauder session id v1');
   const conversationKey = derive(secret, 'plauder core conversation id v1');
+
+  const hmac = (key: KeyObject, text: string) =>
+    createHmac('sha256', key).update(text).digest('base64url');
+  const remembered = new Map<string, SessionNames>();
+  const namesOf = (keyId: string, sessionId: string): SessionNames => {
+    const id = `${keyId}\0${sessionId}`;
+    let names = remembered.get(id);
+    if (names === undefined) {
+      if (remembered.size >= REMEMBERED_SESSIONS) {
+        const oldest = remembered.keys().next();
+        if (!oldest.done) remembered.delete(oldest.value);
+      }
+      names = { id, hash: hmac(hashKey, id), conversation: undefined };
+      remembered.set(id, names);
+    }
+    return names;
+  };
 
   const nextIv = createIvSource();
   const seal = (plain: string | Buffer, binding: string) => {
@@ -106,7 +129,7 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
 
   return {
     sessionHash(keyId, sessionId) {
-      return createHmac('sha256', hashKey).update(`${keyId}\0${sessionId}`).digest('base64url');
+      return namesOf(keyId, sessionId).hash;
     },
     digest(purpose, ...parts) {
       const hmac = createHmac('sha256', hashKey).update(purpose);
@@ -115,9 +138,9 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
       return hmac.digest('base64url');
     },
     conversationId(keyId, sessionId) {
-      return createHmac('sha256', conversationKey)
-        .update(`${keyId}\0${sessionId}`)
-        .digest('base64url');
+      const names = namesOf(keyId, sessionId);
+      names.conversation ??= hmac(conversationKey, names.id);
+      return names.conversation;
     },
     sealJson,
     sealJsonArray,
@@ -130,6 +153,15 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
       return { message: value[0], reply: value[1] };
     },
   };
+}
+
+/** A session's names, as the sealer remembers them. */
+interface SessionNames {
+  /** `${keyId}\0${sessionId}`: what both HMACs are of. */
+  readonly id: string;
+  readonly hash: string;
+  /** Made when the session's turn first asks for it. */
+  conversation: string | undefined;
 }
 
 /**

@@ -2,10 +2,11 @@
  * The sealer's array form: a window sealed from its turns encoded one by one (as a session
  * keeps them between turns) is the same sealed JSON as the window sealed whole, so either
  * opens the other's rows; the sealed bytes open as they are or as their base64url text.
+ * A session's names are the same whether the sealer remembered them or not.
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createTurnSealer } from '../../src/sessions/turn-sealer.js';
+import { createTurnSealer, REMEMBERED_SESSIONS } from '../../src/sessions/turn-sealer.js';
 
 const sealer = createTurnSealer(randomBytes(32));
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value));
@@ -53,5 +54,36 @@ describe('sealing a JSON array from its encoded elements', () => {
       changed[at] = (changed[at] ?? 0) ^ 1;
       expect(sealer.openJson(changed, 'binding')).toBeUndefined();
     }
+  });
+});
+
+describe("a session's names", () => {
+  it('are the same remembered, forgotten and made again, and in another process with the same secret', () => {
+    const secret = randomBytes(32);
+    const first = createTurnSealer(secret);
+    const hash = first.sessionHash('key_a', 'chat-1');
+    const conversation = first.conversationId('key_a', 'chat-1');
+    expect(first.sessionHash('key_a', 'chat-1')).toBe(hash);
+    expect(first.conversationId('key_a', 'chat-1')).toBe(conversation);
+    // More sessions than the sealer remembers: the first is forgotten and made again.
+    for (let i = 0; i < REMEMBERED_SESSIONS; i++) first.sessionHash('key_b', `other-${i}`);
+    expect(first.conversationId('key_a', 'chat-1')).toBe(conversation);
+    expect(first.sessionHash('key_a', 'chat-1')).toBe(hash);
+
+    const fresh = createTurnSealer(secret);
+    expect(fresh.conversationId('key_a', 'chat-1')).toBe(conversation);
+    expect(fresh.sessionHash('key_a', 'chat-1')).toBe(hash);
+  });
+
+  it('differ between the two names, between keys, between sessions and between secrets', () => {
+    const names = [
+      sealer.sessionHash('key_a', 'chat-1'),
+      sealer.conversationId('key_a', 'chat-1'),
+      sealer.sessionHash('key_b', 'chat-1'),
+      sealer.sessionHash('key_a', 'chat-2'),
+      createTurnSealer(randomBytes(32)).sessionHash('key_a', 'chat-1'),
+    ];
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });
