@@ -12,6 +12,7 @@ const DATABASE_FREE = [
   'test/config/**',
   'test/house/**',
   'test/keys/key-format.test.ts',
+  'test/ops/metrics.test.ts',
   'test/quota/month-window.test.ts',
   'test/quota/refund-queue.test.ts',
   'test/storage/sqlite-direct-runner.test.ts',

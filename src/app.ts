@@ -154,8 +154,7 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
   /** One log line and the metrics of a request, when it is answered or its client left. */
   const observe = (request: FastifyRequest, reply: FastifyReply, status: number) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ route, method: request.method, status });
-    metrics.duration.observe({ route }, reply.elapsedTime / 1000);
+    metrics.requests.answered(route, request.method, status, reply.elapsedTime / 1000);
     const outcome = request.chatOutcome ?? request.errorCode;
     // An MCP request is a turn when it called the tool `chat` (and so has an outcome).
     if (
@@ -163,7 +162,7 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
       route === COMPLETIONS_ROUTE ||
       (route === MCP_ROUTE && request.chatOutcome)
     )
-      metrics.chatOutcomes.inc({ endpoint: route, outcome: outcome ?? 'unknown' });
+      metrics.requests.turn(route, outcome ?? 'unknown');
     if (!LOGS_INFO.has(request.log.level)) return;
     const line: RequestLine = {
       method: request.method,

@@ -2,42 +2,86 @@
  * @module routes/ops/metrics
  * Prometheus metrics. Labels are bounded: route patterns (never raw URLs), status codes,
  * outcome codes from the closed list. Key ids are deliberately not a label.
+ *
+ * A request's counts are kept per label set in plain numbers and handed to prom-client when
+ * `/metrics` is read (its `collect` hook), and its duration is observed with a labels object
+ * made once per route: prom-client hashes the labels object of every call, which cost a
+ * request 2.0 µs against 0.8 (bench/README.md, "Request metrics counted per label set").
  */
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
   readonly registry: Registry;
-  readonly requests: Counter<'route' | 'method' | 'status'>;
-  readonly duration: Histogram<'route'>;
-  readonly chatOutcomes: Counter<'endpoint' | 'outcome'>;
+  /** Counts the requests of each route pattern, their durations and turns' outcomes. */
+  readonly requests: RequestMetrics;
   /** Webhook delivery attempts by how they ended (delivered, retry, gave_up, gone). */
   readonly webhookAttempts: Counter<'result'>;
+}
+
+export interface RequestMetrics {
+  /** One request of `route` (a pattern), answered with `status` after `seconds`. */
+  answered(route: string, method: string, status: number, seconds: number): void;
+  /** The outcome of a turn answered at the chat endpoint `route`. */
+  turn(route: string, outcome: string): void;
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'plauder_' });
+  const routes = new Map<string, RouteCounts>();
+  const routeCounts = (route: string): RouteCounts => {
+    let counts = routes.get(route);
+    if (counts === undefined) {
+      counts = { labels: { route }, requests: new Map(), outcomes: new Map() };
+      routes.set(route, counts);
+    }
+    return counts;
+  };
+
+  new Counter({
+    name: 'plauder_http_requests_total',
+    help: 'HTTP requests by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+    collect() {
+      for (const counts of routes.values()) flush(counts.requests, this);
+    },
+  });
+  const duration = new Histogram({
+    name: 'plauder_http_request_duration_seconds',
+    help: 'HTTP request duration by route pattern',
+    labelNames: ['route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  new Counter({
+    name: 'plauder_chat_outcomes_total',
+    help: 'Chat responses by endpoint and outcome (reply, soft error or error code)',
+    labelNames: ['endpoint', 'outcome'],
+    registers: [registry],
+    collect() {
+      for (const counts of routes.values()) flush(counts.outcomes, this);
+    },
+  });
+
   return {
     registry,
-    requests: new Counter({
-      name: 'plauder_http_requests_total',
-      help: 'HTTP requests by route pattern, method and status',
-      labelNames: ['route', 'method', 'status'],
-      registers: [registry],
-    }),
-    duration: new Histogram({
-      name: 'plauder_http_request_duration_seconds',
-      help: 'HTTP request duration by route pattern',
-      labelNames: ['route'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers: [registry],
-    }),
-    chatOutcomes: new Counter({
-      name: 'plauder_chat_outcomes_total',
-      help: 'Chat responses by endpoint and outcome (reply, soft error or error code)',
-      labelNames: ['endpoint', 'outcome'],
-      registers: [registry],
-    }),
+    requests: {
+      answered(route, method, status, seconds) {
+        const counts = routeCounts(route);
+        const id = `${method} ${status}`;
+        const pending = counts.requests.get(id);
+        if (pending === undefined) counts.requests.set(id, pendingOne({ route, method, status }));
+        else pending.count++;
+        duration.observe(counts.labels, seconds);
+      },
+      turn(route, outcome) {
+        const { outcomes } = routeCounts(route);
+        const pending = outcomes.get(outcome);
+        if (pending === undefined) outcomes.set(outcome, pendingOne({ endpoint: route, outcome }));
+        else pending.count++;
+      },
+    },
     webhookAttempts: new Counter({
       name: 'plauder_webhook_attempts_total',
       help: 'Webhook delivery attempts of this instance by result: delivered, retry, gave_up (retries ran out), gone (410)',
@@ -45,4 +89,33 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
   };
+}
+
+type Labels = Record<string, string | number>;
+
+/** A label set's count since `/metrics` was last read. */
+interface Pending {
+  readonly labels: Labels;
+  count: number;
+}
+
+interface RouteCounts {
+  /** The duration histogram's labels of this route, made once. */
+  readonly labels: { readonly route: string };
+  /** By method and status. */
+  readonly requests: Map<string, Pending>;
+  /** By outcome (chat endpoints only). */
+  readonly outcomes: Map<string, Pending>;
+}
+
+function pendingOne(labels: Labels): Pending {
+  return { labels, count: 1 };
+}
+
+function flush(pending: Map<string, Pending>, counter: Counter<string>): void {
+  for (const entry of pending.values()) {
+    if (entry.count === 0) continue;
+    counter.inc(entry.labels, entry.count);
+    entry.count = 0;
+  }
 }
