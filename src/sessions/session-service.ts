@@ -16,7 +16,7 @@ import type {
   SessionRow,
   SessionsRepository,
 } from '../storage/repositories/sessions-repository.js';
-import type { TurnSealer } from './turn-sealer.js';
+import { afterElements, type TurnSealer } from './turn-sealer.js';
 
 export interface StoredSessionTurn extends Turn {
   readonly createdAt: string;
@@ -99,6 +99,13 @@ interface SessionState {
    * the cache encodes it once and keeps that.
    */
   readonly fresh?: boolean;
+  /**
+   * A `fresh` window's JSON array as it was read, and how many turns it holds (before the
+   * window's bound): the turn's write drops the oldest turns from these bytes and appends
+   * its own, where encoding the whole window again cost more than sealing it
+   * (bench/README.md, "Writing a window read from the database").
+   */
+  readonly stored?: StoredWindow;
   /** Stored before the window existed: the turns are in the legacy table. */
   readonly legacy: boolean;
   /**
@@ -108,6 +115,11 @@ interface SessionState {
    * scavenge, every turn's window with them (bench/README.md, "A WeakMap that promoted").
    */
   history?: readonly Turn[];
+}
+
+interface StoredWindow {
+  readonly bytes: Buffer;
+  readonly count: number;
 }
 
 /** The additional data of a sealed window: its key, its session and its write count. */
@@ -194,31 +206,60 @@ export function createSessionService(
     if (!row) return noSession(hash);
     const legacy = row.sealedWindow === null && row.turnCount > 0;
     const expired = row.lastActiveAt < nowMs - options.ttlMs;
-    const state = {
+    const opened = expired
+      ? { entries: [], stored: undefined }
+      : row.sealedWindow === null
+        ? { entries: await legacyEntries(keyId, hash), stored: undefined }
+        : windowOf(keyId, hash, row);
+    const state: SessionState = {
       hash,
       turnCount: row.turnCount,
       createdAt: row.createdAt,
       lastActiveAt: row.lastActiveAt,
-      entries: expired ? [] : await entriesOf(keyId, hash, row),
+      entries: opened.entries,
       legacy,
     };
     if (expired || legacy) return state;
     windows.offer(keyId, state);
-    return Object.assign({}, state, { fresh: true });
+    return Object.assign({}, state, { fresh: true, stored: opened.stored });
   }
 
-  async function entriesOf(keyId: string, hash: string, row: SessionRow): Promise<WindowEntry[]> {
-    if (row.sealedWindow !== null) {
-      const value = sealer.openJson(row.sealedWindow, windowBinding(keyId, hash, row.turnCount));
-      // A window that does not open (other secret, tampered row) is not memory of this key.
-      return isWindow(value) ? value.slice(-options.window) : [];
-    }
+  /** The row's sealed window, opened (empty for a row without one). */
+  function windowOf(
+    keyId: string,
+    hash: string,
+    row: SessionRow,
+  ): { entries: WindowEntry[]; stored: StoredWindow | undefined } {
+    if (row.sealedWindow === null) return { entries: [], stored: undefined };
+    const binding = windowBinding(keyId, hash, row.turnCount);
+    const opened = sealer.openJsonBytes(row.sealedWindow, binding);
+    // A window that does not open (other secret, tampered row) is not memory of this key.
+    if (opened === undefined || !isWindow(opened.value)) return { entries: [], stored: undefined };
+    const { value, bytes } = opened;
+    return { entries: value.slice(-options.window), stored: { bytes, count: value.length } };
+  }
+
+  async function legacyEntries(keyId: string, hash: string): Promise<WindowEntry[]> {
     const turns = await sessions.legacyTurns(keyId, hash, options.window);
     return turns.flatMap((turn): WindowEntry[] => {
       const content = sealer.open(turn.sealed, legacyBinding(keyId, hash, turn.seq));
       if (!content) return [];
       return [[content.message, content.reply, turn.language as Language, turn.createdAt]];
     });
+  }
+
+  /**
+   * This turn's entry after the window `stored` held, as the pieces of a JSON array for
+   * `sealJsonArray`: the stored elements that stay (their bytes as read, commas included)
+   * and the new one. Undefined when the bytes cannot be cut (the window is sealed whole).
+   */
+  function afterStored(stored: StoredWindow, entry: WindowEntry): Buffer[] | undefined {
+    const { bytes, count } = stored;
+    const dropped = Math.max(0, count + 1 - options.window);
+    if (dropped >= count) return [encode(entry)];
+    const start = afterElements(bytes, dropped);
+    if (start === -1 || bytes[bytes.length - 1] !== 0x5d) return undefined;
+    return [bytes.subarray(start, bytes.length - 1), encode(entry)];
   }
 
   /** The window of the session as locked for a write; synchronous, it runs under the lock. */
@@ -252,15 +293,25 @@ export function createSessionService(
     const keepEncoded = opened.encoded !== undefined || opened.fresh !== true;
     /**
      * Seals `entries`: from the turns before this one encoded (`before`) and this one, or,
-     * when they are not kept (`before` undefined), the window whole.
+     * when they are not kept (`before` undefined), from the window's bytes as read when
+     * they are the turns before this one (`afterOpened`), else the window whole.
      */
     const sealEntries = (
       entries: WindowEntry[],
       before: readonly Buffer[] | undefined,
       binding: string,
+      afterOpened: boolean,
     ): { sealed: Buffer; encoded: readonly Buffer[] | undefined } => {
       if (before === undefined) {
-        return { sealed: sealer.sealJson(entries, binding), encoded: undefined };
+        const pieces =
+          afterOpened && opened.stored !== undefined
+            ? afterStored(opened.stored, entry)
+            : undefined;
+        const sealed =
+          pieces === undefined
+            ? sealer.sealJson(entries, binding)
+            : sealer.sealJsonArray(pieces, binding);
+        return { sealed, encoded: undefined };
       }
       const encoded = [...before, encode(entry)].slice(-options.window);
       return { sealed: sealer.sealJsonArray(encoded, binding), encoded };
@@ -293,7 +344,7 @@ export function createSessionService(
       const before = !keepEncoded ? undefined : stale ? [] : encodedOf(opened);
       const count = opened.turnCount + 1;
       const binding = windowBinding(keyId, opened.hash, count);
-      const { sealed, encoded } = sealEntries(entries, before, binding);
+      const { sealed, encoded } = sealEntries(entries, before, binding, !stale);
       const change = { expectedCount: opened.turnCount, sealed, now: nowMs, activeSince };
       if (await sessions.replaceWindow(keyId, opened.hash, change)) {
         const createdAt = stale ? nowMs : opened.createdAt;
@@ -317,7 +368,8 @@ export function createSessionService(
             : before.map(encode);
         written = [...before, entry].slice(-options.window);
         const binding = windowBinding(keyId, opened.hash, row.turnCount + 1);
-        const { sealed, encoded } = sealEntries(written, encodedBefore, binding);
+        const afterOpened = before === opened.entries && !opened.legacy;
+        const { sealed, encoded } = sealEntries(written, encodedBefore, binding, afterOpened);
         writtenEncoded = encoded;
         return sealed;
       },

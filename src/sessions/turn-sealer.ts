@@ -58,6 +58,11 @@ export interface TurnSealer {
    * the data was tampered with or sealed under another secret or binding.
    */
   openJson(sealed: string | Uint8Array, binding: string): unknown;
+  /** `openJson`, with the JSON's bytes as they were sealed (for `sealJsonArray` to reuse). */
+  openJsonBytes(
+    sealed: string | Uint8Array,
+    binding: string,
+  ): { readonly value: unknown; readonly bytes: Buffer } | undefined;
   /** Opens one turn of a session stored before the memory window was one value. */
   open(sealed: string, binding: string): SealedTurnContent | undefined;
 }
@@ -104,7 +109,8 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
     pieces.push(ARRAY_CLOSE);
     return seal(Buffer.concat(pieces), binding);
   };
-  const openJson = (sealed: string | Uint8Array, binding: string): unknown => {
+  /** The sealed JSON's bytes and its value; undefined unless it opens and parses. */
+  const openJsonBytes = (sealed: string | Uint8Array, binding: string) => {
     try {
       const raw =
         typeof sealed === 'string'
@@ -115,17 +121,17 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
       const decipher = createDecipheriv('aes-256-gcm', encryptionKey, iv);
       decipher.setAAD(Buffer.from(binding));
       decipher.setAuthTag(tag);
-      const text = decipher.update(
-        raw.subarray(IV_BYTES, raw.length - TAG_BYTES),
-        undefined,
-        'utf8',
-      );
-      // Throws unless the tag matches: nothing is returned from a tampered value.
-      return JSON.parse(text + decipher.final('utf8'));
+      const bytes = decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES));
+      // Throws unless the tag matches: nothing is returned from a tampered value. GCM is a
+      // stream mode: `final()` returns nothing more.
+      decipher.final();
+      return { value: JSON.parse(bytes.toString('utf8')) as unknown, bytes };
     } catch {
       return undefined;
     }
   };
+  const openJson = (sealed: string | Uint8Array, binding: string): unknown =>
+    openJsonBytes(sealed, binding)?.value;
 
   return {
     sessionHash(keyId, sessionId) {
@@ -145,6 +151,7 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
     sealJson,
     sealJsonArray,
     openJson,
+    openJsonBytes,
     open(sealed, binding) {
       const value = openJson(sealed, binding);
       if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string') {
@@ -153,6 +160,34 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
       return { message: value[0], reply: value[1] };
     },
   };
+}
+
+/**
+ * Where the elements after the first `count` of a JSON array's bytes begin: just past the
+ * comma that ends the `count`-th element (1, just past the `[`, for none). -1 when the
+ * array has no more than `count` elements or the bytes are no JSON array. Only the bytes of
+ * those elements are read; UTF-8's multi-byte sequences never hold an ASCII byte.
+ */
+export function afterElements(bytes: Uint8Array, count: number): number {
+  if (bytes[0] !== 0x5b) return -1;
+  if (count === 0) return 1;
+  let depth = 0;
+  let inString = false;
+  let seen = 0;
+  for (let i = 1; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) depth++;
+    else if (byte === 0x5d || byte === 0x7d) {
+      // The array's own end, before `count` elements.
+      if (depth === 0) return -1;
+      depth--;
+    } else if (byte === 0x2c && depth === 0 && ++seen === count) return i + 1;
+  }
+  return -1;
 }
 
 /** A session's names, as the sealer remembers them. */

@@ -2,11 +2,17 @@
  * The sealer's array form: a window sealed from its turns encoded one by one (as a session
  * keeps them between turns) is the same sealed JSON as the window sealed whole, so either
  * opens the other's rows; the sealed bytes open as they are or as their base64url text.
- * A session's names are the same whether the sealer remembered them or not.
+ * A session's names are the same whether the sealer remembered them or not. A window's
+ * remaining turns are cut from its bytes exactly, whatever its strings hold.
  */
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createTurnSealer, REMEMBERED_SESSIONS } from '../../src/sessions/turn-sealer.js';
+import {
+  afterElements,
+  createTurnSealer,
+  REMEMBERED_SESSIONS,
+} from '../../src/sessions/turn-sealer.js';
 
 const sealer = createTurnSealer(randomBytes(32));
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value));
@@ -85,5 +91,37 @@ describe("a session's names", () => {
     ];
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('the elements after the first n of a JSON array, found in its bytes', () => {
+  const text = fc.string({ unit: 'binary', maxLength: 40 });
+  const entry = fc.tuple(text, text, fc.constantFrom('de', 'en'), fc.nat());
+  // Brackets, braces, commas, quotes and backslashes inside the strings, and emoji.
+  const tricky = fc.constantFrom('[', ']', '{', '}', ',', '"', '\\', '\\"', '"],["', '👋', 'ß');
+  const window = fc.array(fc.oneof(entry, fc.tuple(tricky, tricky, fc.constant('de'), fc.nat())), {
+    maxLength: 25,
+  });
+
+  it('leave exactly the remaining elements, whatever the strings hold', () => {
+    fc.assert(
+      fc.property(window, (entries) => {
+        const bytes = Buffer.from(JSON.stringify(entries));
+        for (let n = 0; n < entries.length; n++) {
+          const start = afterElements(bytes, n);
+          const rest = bytes.subarray(start, bytes.length - 1).toString();
+          expect(JSON.parse(`[${rest}]`)).toEqual(entries.slice(n));
+        }
+        // No element is left after the last.
+        if (entries.length > 0) expect(afterElements(bytes, entries.length)).toBe(-1);
+      }),
+    );
+  });
+
+  it('find nothing in bytes that are no JSON array', () => {
+    expect(afterElements(Buffer.from('{"a":[1,2]}'), 1)).toBe(-1);
+    expect(afterElements(Buffer.from(''), 0)).toBe(-1);
+    expect(afterElements(Buffer.from('[]'), 1)).toBe(-1);
+    expect(afterElements(Buffer.from('[[1],[2]'), 2)).toBe(-1);
   });
 });

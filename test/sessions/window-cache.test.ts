@@ -165,4 +165,39 @@ describe('the in-memory windows of one instance', () => {
     const opened = await other.open('key_1', 'a', 2000);
     expect(opened.history).toEqual([turnOf('a5'), turnOf('a6'), turnOf('a7')]);
   });
+
+  it('store a window read from the database with its oldest turns cut from the bytes read, as sealing it whole would', async () => {
+    const { repository } = await storeWithKey();
+    const sealer = createTurnSealer(randomBytes(32));
+    // No cache: every turn reads its window and writes it from the bytes read.
+    const service = (window: number) =>
+      createSessionService(repository, sealer, { window, ttlMs: 60_000, cachedWindowChars: 0 });
+    const turnOf = (i: number) => ({
+      message: `"${i}", [${i}], {${i}} \\ 👋 ß`,
+      reply: `re ${i}],["`,
+      language: i % 2 === 0 ? ('de' as const) : ('en' as const),
+    });
+    const say = async (window: number, i: number) =>
+      (await service(window).open('key_1', 's', 1000 + i)).record(turnOf(i), 1000 + i);
+    const history = async (window: number) =>
+      (await service(window).open('key_1', 's', 5000)).history;
+    const turns = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, k) => turnOf(from + k));
+
+    for (let i = 1; i <= 3; i++) await say(3, i); // filling the window
+    expect(await history(3)).toEqual(turns(1, 3));
+    await say(3, 4); // full: the oldest goes
+    await say(3, 5);
+    expect(await history(3)).toEqual(turns(3, 5));
+    // A longer window keeps what was stored and grows.
+    await say(5, 6);
+    await say(5, 7);
+    expect(await history(5)).toEqual(turns(3, 7));
+    // A shorter window drops several stored turns at once.
+    await say(2, 8);
+    expect(await history(5)).toEqual(turns(7, 8));
+    // Another instance with the cache on reads the same.
+    const cached = createSessionService(repository, sealer, { window: 5, ttlMs: 60_000 });
+    expect((await cached.open('key_1', 's', 5000)).history).toEqual(turns(7, 8));
+  });
 });
