@@ -14,6 +14,7 @@ import {
   type KeyObject,
   randomBytes,
 } from 'node:crypto';
+import { utf8Text } from '../util/utf8-text.js';
 
 const IV_BYTES = 12;
 const ARRAY_OPEN = Buffer.from('[');
@@ -125,7 +126,7 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
       // Throws unless the tag matches: nothing is returned from a tampered value. GCM is a
       // stream mode: `final()` returns nothing more.
       decipher.final();
-      return { value: JSON.parse(bytes.toString('utf8')) as unknown, bytes };
+      return { value: JSON.parse(utf8Text(bytes)) as unknown, bytes };
     } catch {
       return undefined;
     }
