@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -58,8 +59,12 @@ describe('key format', () => {
     );
   });
 
-  it('hashes with SHA-256 hex', () => {
+  it('hashes with SHA-256 hex, as every release stored keys', () => {
     expect(hashKey('plauder_x')).toMatch(/^[0-9a-f]{64}$/);
+    // FIPS 180-2's test vector: keys stored by earlier releases still match.
+    expect(hashKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    const key = generateKey();
+    expect(hashKey(key)).toBe(createHash('sha256').update(key).digest('hex'));
   });
 });
 
