@@ -103,7 +103,7 @@ interface SessionState {
    * A `fresh` window's JSON array as it was read, and how many turns it holds (before the
    * window's bound): the turn's write drops the oldest turns from these bytes and appends
    * its own, where encoding the whole window again cost more than sealing it
-   * (bench/README.md, "Writing a window read from the database").
+   * (bench/README.md, "Three cuts on the request path").
    */
   readonly stored?: StoredWindow;
   /** Stored before the window existed: the turns are in the legacy table. */
@@ -210,7 +210,7 @@ export function createSessionService(
       ? { entries: [], stored: undefined }
       : row.sealedWindow === null
         ? { entries: await legacyEntries(keyId, hash), stored: undefined }
-        : windowOf(keyId, hash, row);
+        : windowOf(keyId, hash, row.turnCount, row.sealedWindow);
     const state: SessionState = {
       hash,
       turnCount: row.turnCount,
@@ -224,15 +224,14 @@ export function createSessionService(
     return Object.assign({}, state, { fresh: true, stored: opened.stored });
   }
 
-  /** The row's sealed window, opened (empty for a row without one). */
+  /** A row's sealed window, opened. */
   function windowOf(
     keyId: string,
     hash: string,
-    row: SessionRow,
+    turnCount: number,
+    sealedWindow: NonNullable<SessionRow['sealedWindow']>,
   ): { entries: WindowEntry[]; stored: StoredWindow | undefined } {
-    if (row.sealedWindow === null) return { entries: [], stored: undefined };
-    const binding = windowBinding(keyId, hash, row.turnCount);
-    const opened = sealer.openJsonBytes(row.sealedWindow, binding);
+    const opened = sealer.openJsonBytes(sealedWindow, windowBinding(keyId, hash, turnCount));
     // A window that does not open (other secret, tampered row) is not memory of this key.
     if (opened === undefined || !isWindow(opened.value)) return { entries: [], stored: undefined };
     const { value, bytes } = opened;
