@@ -18,7 +18,7 @@ const DATABASE_FREE = [
   'test/storage/sqlite-direct-runner.test.ts',
   'test/storage/sqlite-checkpoints.test.ts',
   'test/util/**',
-  'test/core/builtin/{builtin-config,conversations,knowledge-base,knowledge-truth,properties,text}.test.ts',
+  'test/core/builtin/{builtin-config,conversations,knowledge-base,knowledge-truth,message-parses,properties,text}.test.ts',
   'test/core/http/**',
   'test/core/rasa/{rasa-config,rasa-core-failures,rasa-core-reply,rasa-core-request}.test.ts',
   'test/core/openai/{openai-config,openai-core-failures,openai-core-pool,openai-core-request,openai-core-stream,openai-mock-api}.test.ts',

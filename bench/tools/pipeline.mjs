@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
  * CPU per chat request of the whole app in process: Fastify, hooks, the turn use case,
- * SQLite, the placeholder core, through `app.inject` (no sockets, no load generator, so far
+ * SQLite, the placeholder core (or the built-in one), through `app.inject` (no sockets, no load generator, so far
  * less noise than the HTTP bench on a shared machine). 50 requests in flight, after 3 000
  * warm-up requests (30 turns on each of 100 sessions).
  *
- *   node bench/tools/pipeline.mjs <checkout> <session|plain> [requests]
+ *   node bench/tools/pipeline.mjs <checkout> <session|plain> [requests] [placeholder|builtin]
  *
  * `<checkout>` is a built tree (its dist/): this one, or an earlier commit checked out with
  * `git worktree add` (and node_modules linked), to compare two builds run after one another,
@@ -15,7 +15,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const [rootArg = '.', kind = 'session', n = '20000'] = process.argv.slice(2);
+const [rootArg = '.', kind = 'session', n = '20000', coreKind = 'placeholder'] =
+  process.argv.slice(2);
 const root = (await import('node:path')).resolve(rootArg);
 const total = Number(n);
 const { buildApp } = await import(`${root}/dist/app.js`);
@@ -30,7 +31,7 @@ const env = {
   PLAUDER_SECRET: Buffer.alloc(32, 7).toString('base64'),
   PLAUDER_PLANS: 'standard=1000,plus=5000,bench=1000000000',
   PLAUDER_LOG_LEVEL: 'info',
-  PLAUDER_CORE: 'placeholder',
+  PLAUDER_CORE: coreKind,
 };
 const config = loadConfig(env);
 const store = await createStore(config.database);
@@ -76,6 +77,7 @@ console.log(
   JSON.stringify({
     root,
     kind,
+    core: coreKind,
     cpuUsPerReq: +((cpu.user + cpu.system) / total).toFixed(1),
     wallUsPerReq: +((ms * 1000) / total).toFixed(1),
   }),

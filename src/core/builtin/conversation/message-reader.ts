@@ -9,11 +9,12 @@
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import {
   contextAfter,
-  EMPTY_CONTEXT,
   type Interpretation,
   type Interpreter,
+  type ParsedClause,
   type ReadingContext,
 } from '../matching/interpreter.js';
+import { BoundedCache } from '../text/bounded-cache.js';
 import { tokenize } from '../text/tokenize.js';
 import { splitSegments } from './segments.js';
 import type { SmallTalkDetector, SmallTalkKind } from './small-talk.js';
@@ -43,6 +44,7 @@ export interface ReaderParts {
   readonly interpreter: Interpreter;
   readonly smallTalk: SmallTalkDetector;
   readonly names: NameReader;
+  readonly parses: MessageParses;
 }
 
 /** Words that start a new question after "und" / "and" inside one sentence. */
@@ -89,21 +91,71 @@ function sameAnswer(reading: Interpretation, context: ReadingContext): boolean {
   return reading.outcome.kind === 'answer' && reading.outcome.match.entry === context.topics[0];
 }
 
-export function readMessage(
+/** What a message says on its own: everything of its reading that the conversation does not change. */
+export interface ParsedMessage {
+  readonly statement: NameStatement | undefined;
+  readonly kinds: readonly SmallTalkKind[];
+  readonly upset: boolean;
+  readonly segments: readonly ParsedSegment[];
+}
+
+interface ParsedSegment {
+  readonly question: boolean;
+  /** The segment holds small talk. */
+  readonly talk: boolean;
+  /** The clauses that may ask something: those with a known word, or a meaningful one. */
+  readonly clauses: readonly ParsedClause[];
+}
+
+export interface ReadOptions {
+  /** The previous reply asked for the user's name. */
+  readonly askedForName: boolean;
+  readonly maxTokens: number;
+}
+
+/**
+ * Parses of messages, by message and read options. Each earlier message is read again on
+ * every request of its session (the last three turns give the topic), and only the part that
+ * depends on the conversation changes: the rest is kept. At most `limit` messages per
+ * combination of options (there are four in use: two token budgets, asked for a name or not).
+ */
+export class MessageParses {
+  private readonly byOptions = new Map<number, BoundedCache<string, ParsedMessage>>();
+  constructor(private readonly limit: number) {}
+
+  /** The parse of `message`, made by `parse` unless it is kept. */
+  get(message: string, options: ReadOptions, parse: () => ParsedMessage): ParsedMessage {
+    // Keyed by the message itself, not a string made from it: a message of a window kept in
+    // memory is the same string on every request, and V8 keeps its hash.
+    const slot = options.maxTokens * 2 + (options.askedForName ? 1 : 0);
+    let cache = this.byOptions.get(slot);
+    if (cache === undefined) {
+      cache = new BoundedCache(this.limit);
+      this.byOptions.set(slot, cache);
+    }
+    let parsed = cache.get(message);
+    if (parsed === undefined) {
+      parsed = parse();
+      cache.set(message, parsed);
+    }
+    return parsed;
+  }
+}
+
+/** Sentences, small talk, tone and clauses of a message, and each clause read on its own. */
+export function parseMessage(
   parts: ReaderParts,
   message: string,
-  context: ReadingContext,
-  options: { readonly askedForName: boolean; readonly maxTokens: number },
-): MessageAnalysis {
+  options: ReadOptions,
+): ParsedMessage {
   const statement = parts.names.read(message, options.askedForName);
   // The statement is not part of the question: "Ich heiße Anna, was kostet das?".
   const text = statement
     ? `${message.slice(0, statement.start)} ${message.slice(statement.end)}`
     : message;
   const kinds: SmallTalkKind[] = [];
-  const clauses: ClauseReading[] = [];
+  const segments: ParsedSegment[] = [];
   let upset = false;
-  let current = context;
   let budget = options.maxTokens;
   for (const segment of splitSegments(text)) {
     if (budget <= 0) break;
@@ -116,22 +168,39 @@ export function readMessage(
     const commas = segment.text.includes(',')
       ? commaPositions(segment.text, tokens.length)
       : NO_COMMAS;
-    let found = false;
-    const before = clauses.at(-1);
+    const clauses: ParsedClause[] = [];
     for (const clause of splitClauses(talk.rest, commas)) {
-      const units = parts.interpreter.unitsOf(clause);
-      const known = units.some((unit) => unit.concepts.length > 0);
+      const parsed = parts.interpreter.parse(clause);
       // Unknown words next to small talk ("cheers mate") are no question.
       const meaningful = clause.some((token) => !parts.index.ignored.has(token));
-      if (!known && (!meaningful || talk.kinds.length > 0 || tone.upset)) continue;
+      if (parsed.known === 0 && (!meaningful || talk.kinds.length > 0 || tone.upset)) continue;
+      clauses.push(parsed);
+    }
+    segments.push({ question: segment.question, talk: talk.kinds.length > 0, clauses });
+  }
+  return { statement, kinds, upset, segments };
+}
+
+export function readMessage(
+  parts: ReaderParts,
+  message: string,
+  context: ReadingContext,
+  options: ReadOptions,
+): MessageAnalysis {
+  const parsed = parts.parses.get(message, options, () => parseMessage(parts, message, options));
+  const clauses: ClauseReading[] = [];
+  let current = context;
+  for (const segment of parsed.segments) {
+    let found = false;
+    const before = clauses.at(-1);
+    for (const clause of segment.clauses) {
       let reading = parts.interpreter.interpret(clause, current);
       // A later part of the same message asks something new, not the same again.
       if (current !== context && sameAnswer(reading, current)) {
-        const alone = parts.interpreter.interpret(clause, EMPTY_CONTEXT);
-        if (alone.outcome.kind === 'answer') reading = alone;
+        if (clause.alone.outcome.kind === 'answer') reading = clause.alone;
       }
       // Words next to small talk that fit nothing ("thank you so much") ask nothing.
-      if (reading.outcome.kind === 'none' && talk.kinds.length > 0 && !segment.question) continue;
+      if (reading.outcome.kind === 'none' && segment.talk && !segment.question) continue;
       clauses.push({ question: segment.question, reading });
       found ||= reading.outcome.kind !== 'none';
       if (reading.outcome.kind === 'answer') {
@@ -139,9 +208,10 @@ export function readMessage(
       }
     }
     // "Bei mir kommt immer 401. Woran kann das liegen?": the question is about the sentence before.
-    if (!found && segment.question && before !== undefined && talk.kinds.length === 0) {
+    if (!found && segment.question && before !== undefined && !segment.talk) {
       before.question = true;
     }
   }
+  const { statement, kinds, upset } = parsed;
   return { statement, kinds, upset, clauses, context: current };
 }

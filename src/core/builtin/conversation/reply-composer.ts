@@ -24,6 +24,7 @@ import { detectManipulation } from './guard.js';
 import {
   type ClauseReading,
   type MessageAnalysis,
+  MessageParses,
   type ReaderParts,
   readMessage,
 } from './message-reader.js';
@@ -33,6 +34,11 @@ import { createNameReader } from './user-memory.js';
 
 /** How many tokens of a message are read: bounds the work for very long messages. */
 const MESSAGE_TOKENS = 160;
+/**
+ * Messages whose parse is kept, per token budget and name question: the last turns of the
+ * sessions in use, each read again by the next three requests of its session.
+ */
+const PARSE_CACHE_LIMIT = 512;
 /** At most this many answers in one reply. */
 const MAX_ANSWERS = 3;
 /** Topics offered when the knowledge base names none. */
@@ -190,6 +196,7 @@ export function createReplyComposer(index: KnowledgeIndex, threshold: number): R
     interpreter,
     smallTalk: createSmallTalkDetector(tokenize(index.base.name)),
     names,
+    parses: new MessageParses(PARSE_CACHE_LIMIT),
     topics: { de: topicsIn('de'), en: topicsIn('en') },
   };
   const explain = (language: Language, message: string, history: readonly Turn[]): Explanation => {

@@ -120,11 +120,26 @@ export function contextAfter(
   return { previous: [...reading.units, ...older], topics: [entry, ...before.topics.slice(0, 1)] };
 }
 
+/**
+ * A clause as it reads on its own, whatever the conversation: its units and its reading
+ * alone. Made once per clause, then read in the light of each conversation it comes up in
+ * (see `message-reader.ts`: an earlier message is read again on every request).
+ */
+export interface ParsedClause {
+  readonly tokens: readonly string[];
+  /** The clause's units (tokens without small talk). */
+  readonly own: readonly QueryUnit[];
+  /** How many of them name a concept of the knowledge base. */
+  readonly known: number;
+  /** The clause read without a conversation (`interpret(clause, EMPTY_CONTEXT)`). */
+  readonly alone: Interpretation;
+}
+
 export interface Interpreter {
-  /** The units of a message (tokens without small talk). */
-  unitsOf(tokens: readonly string[]): QueryUnit[];
-  /** Reads `tokens` in the light of the conversation. */
-  interpret(tokens: readonly string[], context: ReadingContext): Interpretation;
+  /** What the clause `tokens` says on its own. */
+  parse(tokens: readonly string[]): ParsedClause;
+  /** Reads a parsed clause in the light of the conversation. */
+  interpret(clause: ParsedClause, context: ReadingContext): Interpretation;
 }
 
 /**
@@ -309,11 +324,12 @@ export function createInterpreter(
   };
 
   return {
-    unitsOf,
-    interpret(tokens, context) {
+    parse(tokens) {
       const own = unitsOf(tokens);
-      const alone = reading(own, own, []);
       const known = own.filter((unit) => unit.concepts.length > 0).length;
+      return { tokens, own, known, alone: reading(own, own, []) };
+    },
+    interpret({ tokens, own, known, alone }, context) {
       if ((context.previous.length === 0 && context.topics.length === 0) || known === 0) {
         return alone;
       }
