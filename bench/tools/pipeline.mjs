@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * CPU per chat request of the whole app in process: Fastify, hooks, the turn use case,
- * SQLite, the placeholder core (or the built-in one), through `app.inject` (no sockets, no load generator, so far
- * less noise than the HTTP bench on a shared machine). 50 requests in flight, after 3 000
- * warm-up requests (30 turns on each of 100 sessions).
+ * SQLite, the placeholder core (or the built-in one), through `app.inject` (no sockets, no
+ * load generator, so far less noise than the HTTP bench on a shared machine). 50 requests
+ * in flight, after 3 000 warm-up requests (30 turns on each of 100 sessions).
  *
  *   node bench/tools/pipeline.mjs <checkout> <session|plain> [requests] [placeholder|builtin]
  *
