@@ -157,13 +157,17 @@ export function createNameReader(
   };
 
   // Each earlier message is read again on every request of its session: remember the result.
-  const cache = new BoundedCache<string, NameStatement | null>(CACHE_LIMIT);
+  // Keyed by the message itself (one cache each for asked and not): a message of a window
+  // kept in memory is the same string on every request, and V8 keeps its hash, where a key
+  // made from it would be hashed again every time.
+  const answers = new BoundedCache<string, NameStatement | null>(CACHE_LIMIT);
+  const others = new BoundedCache<string, NameStatement | null>(CACHE_LIMIT);
   const readCached = (message: string, asked: boolean): NameStatement | undefined => {
-    const key = asked ? `?${message}` : `.${message}`;
-    let statement = cache.get(key);
+    const cache = asked ? answers : others;
+    let statement = cache.get(message);
     if (statement === undefined) {
       statement = read(message, asked) ?? null;
-      cache.set(key, statement);
+      cache.set(message, statement);
     }
     return statement ?? undefined;
   };
