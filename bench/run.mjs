@@ -4,8 +4,8 @@
  * load comes from this process. Writes bench/results/latest.md and latest.json and prints
  * the Markdown. Never part of `npm test`. See bench/README.md.
  *
- *   npm run bench                          # build, then the full run (~8 minutes)
- *   npm run bench -- --quick               # 2–3 minute smoke run
+ *   npm run bench                          # build, then the full run (3 rounds, ~30 minutes)
+ *   npm run bench -- --quick               # 2–3 minute smoke run (1 round)
  *   node bench/run.mjs --only plauder-session --cpu-prof   # after `npm run build`
  *   node bench/run.mjs --help
  */
@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { installCleanup, memoryOf, watchProcess } from './lib/children.mjs';
 import { closedLoop, openLoop, sequential } from './lib/load.mjs';
-import { evaluateTargets, renderMarkdown } from './lib/report.mjs';
+import { evaluateTargets, medianOfRounds, renderMarkdown } from './lib/report.mjs';
 import { SCENARIOS } from './lib/scenarios.mjs';
 import { formatSummary, summariseProfile } from './tools/summarise-profile.mjs';
 
@@ -25,7 +25,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const HELP = `node bench/run.mjs [options]       (npm run bench -- [options] builds first)
 
-  --quick              smoke run, 2–3 minutes: --duration 2 --warmup 1
+  --quick              smoke run, 2–3 minutes: --duration 2 --warmup 1 --rounds 1
+  --rounds N           rounds of the closed loop and of concurrency 1 (default 3): every
+                       scenario once per round, in reverse order every other round; the
+                       tables and targets give the medians (the open loop runs in round 1)
   --duration S         seconds per closed-loop measurement, per open-loop rate and at
                        concurrency 1 (default 10)
   --warmup S           warm-up seconds before the closed loop (default 3); the open-loop
@@ -54,6 +57,7 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     warmup: { type: 'string' },
     settle: { type: 'string' },
+    rounds: { type: 'string' },
     connections: { type: 'string', default: '50' },
     rates: { type: 'string', default: '500,2000' },
     sockets: { type: 'string', default: '64' },
@@ -82,6 +86,7 @@ const opts = {
   duration: positive('duration', values.duration ?? (values.quick ? '2' : '10')),
   warmup: positive('warmup', values.warmup ?? (values.quick ? '1' : '3')),
   settle: positive('settle', values.settle ?? (values.quick ? '1' : '6')),
+  rounds: positive('rounds', values.rounds ?? (values.quick ? '1' : '3')),
   connections: positive('connections', values.connections),
   rates: values.rates.split(',').map((r) => positive('rates', r)),
   sockets: positive('sockets', values.sockets),
@@ -92,6 +97,8 @@ const opts = {
   quick: values.quick,
 };
 if (!['builtin', 'placeholder'].includes(opts.core)) fail('--core: builtin or placeholder');
+if (!Number.isInteger(opts.rounds))
+  fail(`--rounds: expected a whole number, got "${values.rounds}"`);
 const selected = select(values.only, values.skip);
 
 function positive(name, raw) {
@@ -181,7 +188,11 @@ async function measured(servers, run) {
   return result;
 }
 
-async function runScenario(scenario) {
+/**
+ * Starts a scenario's servers, measures it and stops them. Round 1 measures everything the
+ * scenario measures; a later round only the closed loop and concurrency 1, for the medians.
+ */
+async function runScenario(scenario, round = 1) {
   const row = { id: scenario.id, group: scenario.group, label: scenario.label };
   if (scenario.stored) row.stored = scenario.stored;
   if (scenario.profiled && opts.cpuProf) row.profiled = true;
@@ -218,7 +229,7 @@ async function runScenario(scenario) {
       check(row.closed, 'closed loop');
       log(`    ${Math.round(row.closed.rps)} req/s, p99 ${row.closed.p99Ms} ms`);
     }
-    if (scenario.measure.open) {
+    if (scenario.measure.open && round === 1) {
       row.open = [];
       for (const rate of opts.rates) {
         log(`  open loop: ${rate}/s for ${opts.duration} s`);
@@ -268,7 +279,18 @@ async function runScenario(scenario) {
     for (const fn of deferred) fn();
   }
   if (row.profiled) row.profile = summariseProfileFile(scenarioCtx.profileFile, scenario);
+  row.rounds = [measuredRound(row)];
   return row;
+}
+
+/** What one round measured of a scenario: the figures the tables and targets take medians of. */
+function measuredRound(row) {
+  return {
+    closed: row.closed,
+    sequential: row.sequential,
+    peakRssMb: row.peakRssMb,
+    peakRssUnderLoadMb: row.peakRssUnderLoadMb,
+  };
 }
 
 function summariseProfileFile(file, scenario) {
@@ -291,12 +313,37 @@ log(
 if (opts.cpuProf) fs.mkdirSync(profileDir, { recursive: true });
 const rows = [];
 for (const scenario of selected) {
-  log(`\n▶ ${scenario.id}: ${scenario.label}`);
+  log(
+    `\n▶ ${scenario.id}: ${scenario.label}${opts.rounds > 1 ? ` (round 1 of ${opts.rounds})` : ''}`,
+  );
   rows.push(await runScenario(scenario));
 }
+// Later rounds: every scenario again (a profiled one only once), in reverse order every
+// other round, so that no scenario always runs right after the same one.
+for (let round = 2; round <= opts.rounds; round++) {
+  const order = round % 2 === 0 ? [...selected].reverse() : selected;
+  for (const scenario of order) {
+    const row = rows.find((r) => r.id === scenario.id);
+    const repeats = scenario.measure.closed || scenario.measure.sequential;
+    if (!row || row.error || row.profiled || !repeats) continue;
+    log(`\n▶ ${scenario.id} (round ${round} of ${opts.rounds})`);
+    const again = await runScenario(scenario, round);
+    if (again.error) row.error = `round ${round}: ${again.error}`;
+    else row.rounds.push(measuredRound(again));
+  }
+}
+for (const row of rows) Object.assign(row, medianOfRounds(row.rounds));
 
-const rowsById = Object.fromEntries(rows.filter((r) => !r.profiled).map((r) => [r.id, r]));
-const targets = evaluateTargets(rowsById);
+const measuredRows = rows.filter((r) => !r.profiled);
+const rowsById = Object.fromEntries(measuredRows.map((r) => [r.id, r]));
+const roundRows = Array.from({ length: opts.rounds }, (_, i) =>
+  Object.fromEntries(
+    measuredRows
+      .filter((r) => r.rounds[i] !== undefined)
+      .map((r) => [r.id, Object.assign({}, r, r.rounds[i])]),
+  ),
+);
+const targets = evaluateTargets(roundRows, rowsById);
 const meta = {
   date: startedAt.toISOString(),
   finished: new Date().toISOString(),

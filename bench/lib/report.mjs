@@ -108,19 +108,79 @@ function x(v) {
   return Number.isFinite(v) ? `${v.toFixed(2)}` : '–';
 }
 
-export function evaluateTargets(rowsById) {
+/**
+ * Each target in each round (`roundRows`: one rows-by-id per round, the scenarios side by
+ * side as that round measured them), then the median over the rounds; the details (CPU
+ * ratios) come from the rows' medians (`rowsById`).
+ */
+export function evaluateTargets(roundRows, rowsById) {
   return TARGETS.map((t) => {
-    const value = t.measure(rowsById);
-    const measured = value !== undefined && Number.isFinite(value);
-    const detail = measured ? t.detail?.(rowsById) : undefined;
+    const values = roundRows.map((rows) => t.measure(rows)).filter((v) => Number.isFinite(v));
+    if (values.length === 0) {
+      return { id: t.id, target: t.text, value: null, measured: 'not measured', result: 'n/a' };
+    }
+    const value = median(values);
+    const rounds =
+      values.length > 1
+        ? `median of ${values.length} rounds: ${values.map((v) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2))).join(', ')}`
+        : undefined;
+    const detail = [rounds, t.detail?.(rowsById)].filter(Boolean).join('; ');
     return {
       id: t.id,
       target: t.text,
-      value: measured ? value : null,
-      measured: measured ? `${t.format(value)}${detail ? ` (${detail})` : ''}` : 'not measured',
-      result: measured ? (t.pass(value) ? 'pass' : 'miss') : 'n/a',
+      value,
+      rounds: values,
+      measured: `${t.format(value)}${detail ? ` (${detail})` : ''}`,
+      result: t.pass(value) ? 'pass' : 'miss',
     };
   });
+}
+
+/**
+ * A scenario's figures as the medians of its rounds: req/s, latencies, other CPU and peak
+ * RSS each the median of the rounds' values; server CPU such that CPU per request is the
+ * median of the rounds' CPU per request. Everything else is round 1's.
+ */
+export function medianOfRounds(rounds) {
+  const [first] = rounds;
+  if (rounds.length < 2 || first === undefined) return first ?? {};
+  const of = (pick) => median(rounds.map(pick).filter((v) => Number.isFinite(v)));
+  const combined = {
+    peakRssMb: of((r) => r.peakRssMb),
+    peakRssUnderLoadMb: of((r) => r.peakRssUnderLoadMb),
+  };
+  if (first.closed) {
+    const rps = of((r) => r.closed?.rps);
+    const cpuMs = of((r) => cpuMsPerRequest(r));
+    combined.closed = Object.assign({}, first.closed, {
+      rps,
+      p50Ms: of((r) => r.closed?.p50Ms),
+      p99Ms: of((r) => r.closed?.p99Ms),
+      cpuCores: (cpuMs * rps) / 1000,
+      otherCores: of((r) => r.closed?.otherCores),
+      rounds: rounds.length,
+    });
+  }
+  if (first.sequential) {
+    combined.sequential = Object.assign({}, first.sequential, {
+      count: of((r) => r.sequential?.count),
+      p50Ms: of((r) => r.sequential?.p50Ms),
+      p99Ms: of((r) => r.sequential?.p99Ms),
+      p999Ms: of((r) => r.sequential?.p999Ms),
+      rounds: rounds.length,
+    });
+  }
+  return combined;
+}
+
+/** The median of numbers (the mean of the middle two for an even count); NaN for none. */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 function table(head, rows) {
@@ -148,7 +208,7 @@ export function renderMarkdown({ meta, rows, targets }) {
   );
   out.push(`Command: \`${meta.command}\``);
   out.push(
-    `Closed loop: autocannon, ${meta.options.connections} connections, ${meta.options.duration} s after ${meta.options.warmup} s warm-up. Open loop: ${meta.options.rates.join(' and ')} requests/s for ${meta.options.duration} s each (${meta.options.sockets} keep-alive sockets, latency from the scheduled send time). Concurrency 1: ${meta.options.duration} s after ${meta.options.settle ?? 2} s at concurrency 1. plauder log level: ${meta.options.logLevel}; core of the plauder rows: ${meta.options.core}; Node options of the plauder servers: ${meta.options.nodeArgs ? `\`${meta.options.nodeArgs.join(' ') || '(none: Node defaults)'}\` (--node-args)` : "as shipped (the plauder command's shebang)"}.`,
+    `Rounds: ${meta.options.rounds ?? 1} (closed loop and concurrency 1 in each, every scenario once per round, in reverse order every other round; the tables and targets give the medians; the open loop ran in round 1). Closed loop: autocannon, ${meta.options.connections} connections, ${meta.options.duration} s after ${meta.options.warmup} s warm-up. Open loop: ${meta.options.rates.join(' and ')} requests/s for ${meta.options.duration} s each (${meta.options.sockets} keep-alive sockets, latency from the scheduled send time). Concurrency 1: ${meta.options.duration} s after ${meta.options.settle ?? 2} s at concurrency 1. plauder log level: ${meta.options.logLevel}; core of the plauder rows: ${meta.options.core}; Node options of the plauder servers: ${meta.options.nodeArgs ? `\`${meta.options.nodeArgs.join(' ') || '(none: Node defaults)'}\` (--node-args)` : "as shipped (the plauder command's shebang)"}.`,
   );
   out.push(
     '"server CPU": cores the server process used during the closed loop; "CPU ms/req": its CPU time per answered request, the figure least disturbed by other load; "other CPU": cores the machine spent outside the bench and its servers during the closed loop, i.e. the noise.',
@@ -186,6 +246,23 @@ export function renderMarkdown({ meta, rows, targets }) {
     ),
   );
   out.push('');
+
+  const repeated = rows.filter((r) => (r.rounds?.length ?? 0) > 1 && r.rounds[0]?.closed);
+  if (repeated.length > 0) {
+    out.push('### Closed loop by round');
+    out.push('');
+    out.push(
+      table(
+        ['scenario', 'req/s by round', 'CPU ms/req by round'],
+        repeated.map((r) => [
+          `\`${r.id}\``,
+          r.rounds.map((round) => int(round.closed?.rps)).join(' / '),
+          r.rounds.map((round) => ms(cpuMsPerRequest(round))).join(' / '),
+        ]),
+      ),
+    );
+    out.push('');
+  }
 
   out.push('## Latency at a fixed offered rate (open loop)');
   out.push('');

@@ -87,6 +87,9 @@ try {
         process.execPath,
         [
           path.join(side.dir, 'bench/run.mjs'),
+          // This tool alternates rounds itself: one bench round per side and round (a bench
+          // from before --rounds existed runs one anyway).
+          ...(side.dir === root ? ['--rounds', '1'] : []),
           ...positionals,
           ...(side.dir === root ? values['after-args'] : []),
           '--out',
