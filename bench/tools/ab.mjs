@@ -89,7 +89,7 @@ try {
           path.join(side.dir, 'bench/run.mjs'),
           // This tool alternates rounds itself: one bench round per side and round (a bench
           // from before --rounds existed runs one anyway).
-          ...(side.dir === root ? ['--rounds', '1'] : []),
+          ...(knowsRounds(side.dir) ? ['--rounds', '1'] : []),
           ...positionals,
           ...(side.dir === root ? values['after-args'] : []),
           '--out',
@@ -165,4 +165,9 @@ function median(values) {
   const sorted = [...values].sort((x, y) => x - y);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Whether the bench of a checkout has `--rounds` (commits before it do not). */
+function knowsRounds(dir) {
+  return fs.readFileSync(path.join(dir, 'bench/run.mjs'), 'utf8').includes('rounds: {');
 }
