@@ -4,7 +4,7 @@
  * load comes from this process. Writes bench/results/latest.md and latest.json and prints
  * the Markdown. Never part of `npm test`. See bench/README.md.
  *
- *   npm run bench                          # build, then the full run (3 rounds, ~30 minutes)
+ *   npm run bench                          # build, then the full run (3 rounds, ~22 minutes)
  *   npm run bench -- --quick               # 2–3 minute smoke run (1 round)
  *   node bench/run.mjs --only plauder-session --cpu-prof   # after `npm run build`
  *   node bench/run.mjs --help
