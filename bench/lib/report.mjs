@@ -174,7 +174,7 @@ export function medianOfRounds(rounds) {
 }
 
 /** The median of numbers (the mean of the middle two for an even count); NaN for none. */
-function median(values) {
+export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   const mid = Math.floor(sorted.length / 2);
