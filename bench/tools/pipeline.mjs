@@ -1,19 +1,26 @@
 #!/usr/bin/env node
 /**
  * CPU per chat request of the whole app in process: Fastify, hooks, the turn use case,
- * SQLite, the placeholder core (or the built-in one), through `app.inject` (no sockets, no
- * load generator, so far less noise than the HTTP bench on a shared machine). 50 requests
- * in flight, after 3 000 warm-up requests (30 turns on each of 100 sessions).
+ * SQLite, the placeholder core (or the built-in one, or the `openai` core in front of
+ * servers/upstream.mjs in a child process, whose CPU is not counted), through `app.inject`
+ * (no sockets, no load generator, so far less noise than the HTTP bench on a shared
+ * machine). 50 requests in flight, after 3 000 warm-up requests (30 turns on each of 100
+ * sessions).
  *
- *   node bench/tools/pipeline.mjs <checkout> <session|plain> [requests] [placeholder|builtin]
+ *   node bench/tools/pipeline.mjs <checkout> <session|plain> [requests] [placeholder|builtin|openai]
+ *
+ * `PLAUDER_SESSION_WINDOW` in the environment sets the memory window (default 20; 0: no turn
+ * is stored).
  *
  * `<checkout>` is a built tree (its dist/): this one, or an earlier commit checked out with
  * `git worktree add` (and node_modules linked), to compare two builds run after one another,
  * alternating, several times.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const [rootArg = '.', kind = 'session', n = '20000', coreKind = 'placeholder'] =
   process.argv.slice(2);
@@ -25,6 +32,7 @@ const { createServices } = await import(`${root}/dist/services.js`);
 const { createStore } = await import(`${root}/dist/storage/create-database.js`);
 const { loadSecret } = await import(`${root}/dist/storage/secret.js`);
 const { createCore } = await import(`${root}/dist/core/create-core.js`);
+const upstream = coreKind === 'openai' ? await startUpstream() : undefined;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inj-'));
 const env = {
   PLAUDER_DATABASE_URL: `sqlite:${dir}/p.db`,
@@ -33,6 +41,13 @@ const env = {
   PLAUDER_LOG_LEVEL: 'info',
   PLAUDER_CORE: coreKind,
 };
+// The memory window (default 20), to see what storing a turn costs: 0 stores none.
+if (process.env.PLAUDER_SESSION_WINDOW)
+  env.PLAUDER_SESSION_WINDOW = process.env.PLAUDER_SESSION_WINDOW;
+if (upstream) {
+  env.PLAUDER_OPENAI_BASE_URL = upstream.baseUrl;
+  env.PLAUDER_OPENAI_MODEL = 'bench';
+}
 const config = loadConfig(env);
 const store = await createStore(config.database);
 const services = createServices(config, store, loadSecret(config.secret), Date.now);
@@ -84,4 +99,26 @@ console.log(
 );
 await app.close();
 await store.close();
+await core.close?.();
+upstream?.child.kill();
 fs.rmSync(dir, { recursive: true, force: true });
+
+/** servers/upstream.mjs on a free port of 127.0.0.1, killed when this process exits. */
+async function startUpstream() {
+  const script = fileURLToPath(new URL('../servers/upstream.mjs', import.meta.url));
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  process.on('exit', () => child.kill());
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const found = /listening (\d+)/.exec(out);
+      if (found) resolve(found[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the upstream exited (${code})`)));
+  });
+  return { child, baseUrl: `http://127.0.0.1:${port}/v1` };
+}
