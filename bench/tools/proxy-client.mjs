@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+/**
+ * The proxy path's HTTP client alone, in process: the `openai` core's `reply()` (request
+ * body, undici pool, attempt timer, abort listener, retry loop, reply checks) against what
+ * `servers/bare-proxy.mjs` does (the same body sent with undici's `dispatch`, the reply's
+ * JSON parsed), both in front of `servers/upstream.mjs` in a child process whose CPU is not
+ * counted. 50 calls in flight; CPU µs per call, --rounds rounds (default 4), the two
+ * alternating.
+ *
+ *   node bench/tools/proxy-client.mjs [--rounds 4] [--calls 20000]
+ *
+ * Needs dist/ (npm run build).
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { loadConfig } from '../../dist/config/config.js';
+import { createCore } from '../../dist/core/create-core.js';
+import { DEFAULT_SYSTEM_PROMPTS } from '../../dist/core/openai/openai-config.js';
+import { Cancellation } from '../../dist/util/cancellation.js';
+import { MESSAGE } from '../lib/conversation.mjs';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '4' },
+    calls: { type: 'string', default: '20000' },
+  },
+});
+const ROUNDS = Number(values.rounds);
+const CALLS = Number(values.calls);
+
+const script = fileURLToPath(new URL('../servers/upstream.mjs', import.meta.url));
+const upstream = spawn(process.execPath, [script], {
+  env: { ...process.env, PORT: '0' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+process.on('exit', () => upstream.kill());
+const port = await new Promise((resolve, reject) => {
+  let out = '';
+  upstream.stdout.on('data', (chunk) => {
+    out += chunk;
+    const found = /listening (\d+)/.exec(out);
+    if (found) resolve(found[1]);
+  });
+  upstream.once('exit', (code) => reject(new Error(`the upstream exited (${code})`)));
+});
+
+const config = loadConfig({
+  PLAUDER_CORE: 'openai',
+  PLAUDER_OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+  PLAUDER_OPENAI_MODEL: 'bench',
+});
+const core = await createCore(config.core);
+const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 64 });
+const headers = { 'content-type': 'application/json', accept: 'application/json' };
+
+/** What bare-proxy.mjs does for one request. */
+const bare = () =>
+  new Promise((resolve, reject) => {
+    const body = JSON.stringify({
+      model: 'bench',
+      messages: [
+        { role: 'system', content: DEFAULT_SYSTEM_PROMPTS.de },
+        { role: 'user', content: MESSAGE },
+      ],
+      stream: false,
+    });
+    const chunks = [];
+    pool.dispatch(
+      { path: '/v1/chat/completions', method: 'POST', headers, body },
+      {
+        onRequestStart: () => {},
+        onResponseData: (_controller, chunk) => chunks.push(chunk),
+        onResponseEnd: () =>
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')).choices[0].message.content),
+        onResponseError: (_controller, error) => reject(error),
+      },
+    );
+  });
+/** The openai core, as a turn calls it (each call with a `Cancellation` of its own, as runCore's). */
+const openaiCore = () =>
+  core.reply({ language: 'de', message: MESSAGE, history: [], signal: new Cancellation() });
+
+/** CPU µs per call of `count` calls, 50 in flight. */
+async function measure(call, count) {
+  let left = count;
+  const start = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (left-- > 0) {
+        if (typeof (await call()) !== 'string') throw new Error('no reply');
+      }
+    }),
+  );
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / count;
+}
+
+const ways = [
+  ['bare undici dispatch (proxy-floor)', bare],
+  ['openai core reply()', openaiCore],
+];
+const results = new Map(ways.map(([name]) => [name, []]));
+for (const [, call] of ways) await measure(call, CALLS / 4);
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [name, call] of round % 2 === 0 ? ways : [...ways].reverse()) {
+    results.get(name).push(await measure(call, CALLS));
+  }
+}
+const median = (list) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+console.log(
+  `The proxy path's HTTP client in process (${process.version}, ${ROUNDS} rounds of ${CALLS} calls, 50 in flight, medians)\n`,
+);
+console.log('| client | CPU µs per call | rounds |');
+console.log('|---|---:|---|');
+for (const [name, list] of results) {
+  console.log(
+    `| ${name} | ${median(list).toFixed(1)} | ${list.map((v) => v.toFixed(1)).join(', ')} |`,
+  );
+}
+await core.close?.();
+await pool.close();
+process.exit(0);
