@@ -16,11 +16,12 @@
  * `git worktree add` (and node_modules linked), to compare two builds run after one another,
  * alternating, several times.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installCleanup } from '../lib/children.mjs';
+import { startUpstream } from '../lib/scenarios.mjs';
 
 const [rootArg = '.', kind = 'session', n = '20000', coreKind = 'placeholder'] =
   process.argv.slice(2);
@@ -32,7 +33,12 @@ const { createServices } = await import(`${root}/dist/services.js`);
 const { createStore } = await import(`${root}/dist/storage/create-database.js`);
 const { loadSecret } = await import(`${root}/dist/storage/secret.js`);
 const { createCore } = await import(`${root}/dist/core/create-core.js`);
-const upstream = coreKind === 'openai' ? await startUpstream() : undefined;
+// The openai core's model server: servers/upstream.mjs, stopped however this process ends.
+installCleanup();
+const upstream =
+  coreKind === 'openai'
+    ? await startUpstream({ root: fileURLToPath(new URL('../..', import.meta.url)), own: () => {} })
+    : undefined;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inj-'));
 const env = {
   PLAUDER_DATABASE_URL: `sqlite:${dir}/p.db`,
@@ -45,7 +51,7 @@ const env = {
 if (process.env.PLAUDER_SESSION_WINDOW)
   env.PLAUDER_SESSION_WINDOW = process.env.PLAUDER_SESSION_WINDOW;
 if (upstream) {
-  env.PLAUDER_OPENAI_BASE_URL = upstream.baseUrl;
+  env.PLAUDER_OPENAI_BASE_URL = `${upstream.url}/v1`;
   env.PLAUDER_OPENAI_MODEL = 'bench';
 }
 const config = loadConfig(env);
@@ -100,25 +106,5 @@ console.log(
 await app.close();
 await store.close();
 await core.close?.();
-upstream?.child.kill();
+await upstream?.stop();
 fs.rmSync(dir, { recursive: true, force: true });
-
-/** servers/upstream.mjs on a free port of 127.0.0.1, killed when this process exits. */
-async function startUpstream() {
-  const script = fileURLToPath(new URL('../servers/upstream.mjs', import.meta.url));
-  const child = spawn(process.execPath, [script], {
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  process.on('exit', () => child.kill());
-  const port = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const found = /listening (\d+)/.exec(out);
-      if (found) resolve(found[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`the upstream exited (${code})`)));
-  });
-  return { child, baseUrl: `http://127.0.0.1:${port}/v1` };
-}

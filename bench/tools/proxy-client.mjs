@@ -11,7 +11,6 @@
  *
  * Needs dist/ (npm run build).
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
@@ -19,7 +18,9 @@ import { loadConfig } from '../../dist/config/config.js';
 import { createCore } from '../../dist/core/create-core.js';
 import { DEFAULT_SYSTEM_PROMPTS } from '../../dist/core/openai/openai-config.js';
 import { Cancellation } from '../../dist/util/cancellation.js';
+import { installCleanup } from '../lib/children.mjs';
 import { MESSAGE } from '../lib/conversation.mjs';
+import { startUpstream } from '../lib/scenarios.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -30,29 +31,19 @@ const { values } = parseArgs({
 const ROUNDS = Number(values.rounds);
 const CALLS = Number(values.calls);
 
-const script = fileURLToPath(new URL('../servers/upstream.mjs', import.meta.url));
-const upstream = spawn(process.execPath, [script], {
-  env: { ...process.env, PORT: '0' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-process.on('exit', () => upstream.kill());
-const port = await new Promise((resolve, reject) => {
-  let out = '';
-  upstream.stdout.on('data', (chunk) => {
-    out += chunk;
-    const found = /listening (\d+)/.exec(out);
-    if (found) resolve(found[1]);
-  });
-  upstream.once('exit', (code) => reject(new Error(`the upstream exited (${code})`)));
+installCleanup();
+const upstream = await startUpstream({
+  root: fileURLToPath(new URL('../..', import.meta.url)),
+  own: () => {},
 });
 
 const config = loadConfig({
   PLAUDER_CORE: 'openai',
-  PLAUDER_OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+  PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
   PLAUDER_OPENAI_MODEL: 'bench',
 });
 const core = await createCore(config.core);
-const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 64 });
+const pool = new Pool(upstream.url, { connections: 64 });
 const headers = { 'content-type': 'application/json', accept: 'application/json' };
 
 /** What bare-proxy.mjs does for one request. */
@@ -125,4 +116,4 @@ for (const [name, list] of results) {
 }
 await core.close?.();
 await pool.close();
-process.exit(0);
+await upstream.stop();
