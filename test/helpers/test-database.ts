@@ -33,7 +33,8 @@ export interface TestDatabase {
   readonly env: Readonly<Record<string, string>>;
   /**
    * Everything the database holds on disk, for canary greps: the SQLite file with its
-   * -wal and -shm; for PostgreSQL a data dump plus the database's data files and the WAL.
+   * -wal and -shm; for PostgreSQL a data dump plus the database's data files and the WAL
+   * segments written since the database was handed out (see `postgresFiles`).
    */
   contents(): Promise<Buffer>;
   drop(): Promise<void>;
@@ -148,6 +149,7 @@ async function postgresDatabase(
     await admin((client) => client.query(`create database "${name}"${from}`));
   }
   const url = databaseUrl(adminUrl, name);
+  const handedOutAt = Date.now();
   return {
     dialect: 'postgres',
     dir,
@@ -163,7 +165,7 @@ async function postgresDatabase(
         maxBuffer: 256 * 1024 * 1024,
         encoding: 'buffer',
       });
-      return Buffer.concat([dump.stdout, ...(await postgresFiles(adminUrl, name))]);
+      return Buffer.concat([dump.stdout, ...(await postgresFiles(adminUrl, name, handedOutAt))]);
     },
     async drop() {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -176,8 +178,19 @@ async function postgresDatabase(
   };
 }
 
-/** The database's own data files and the cluster's WAL, where readable (tests run as root). */
-async function postgresFiles(adminUrl: string, name: string): Promise<Buffer[]> {
+/**
+ * How much earlier than the database was handed out a WAL segment's modification time may
+ * be and still be read: file times come from the kernel's coarse clock, a few ms behind.
+ */
+const WAL_CLOCK_MARGIN_MS = 1000;
+
+/**
+ * The database's own data files and the cluster's WAL segments written since `since`,
+ * where readable (tests run as root). Older segments (PostgreSQL keeps up to
+ * `max_wal_size` of them for reuse, 1 GB by default) hold nothing this test wrote: read
+ * whole, a cluster that a load test had used made the contents larger than a string may be.
+ */
+async function postgresFiles(adminUrl: string, name: string, since: number): Promise<Buffer[]> {
   const { dataDir, oid } = await withClient(adminUrl, async (client) => {
     await client.query('checkpoint');
     const dataDir = (await client.query('show data_directory')).rows[0].data_directory as string;
@@ -186,7 +199,11 @@ async function postgresFiles(adminUrl: string, name: string): Promise<Buffer[]> 
     return { dataDir, oid: String(row.oid) };
   });
   const files: Buffer[] = [];
-  for (const folder of [path.join(dataDir, 'base', oid), path.join(dataDir, 'pg_wal')]) {
+  const folders = [
+    { folder: path.join(dataDir, 'base', oid), since: Number.NEGATIVE_INFINITY },
+    { folder: path.join(dataDir, 'pg_wal'), since: since - WAL_CLOCK_MARGIN_MS },
+  ];
+  for (const { folder, since: modifiedSince } of folders) {
     let names: string[];
     try {
       names = fs.readdirSync(folder);
@@ -195,7 +212,8 @@ async function postgresFiles(adminUrl: string, name: string): Promise<Buffer[]> 
     }
     for (const file of names) {
       const full = path.join(folder, file);
-      if (fs.statSync(full).isFile()) files.push(fs.readFileSync(full));
+      const stat = fs.statSync(full);
+      if (stat.isFile() && stat.mtimeMs >= modifiedSince) files.push(fs.readFileSync(full));
     }
   }
   return files;

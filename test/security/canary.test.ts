@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runCli, type ServerProcess, startServerProcess } from '../helpers/processes.js';
-import { createTestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, withClient } from '../helpers/test-database.js';
 import { chat, http, misspelled, startTestServer } from '../helpers/test-server.js';
 
 function expectAbsent(haystack: Buffer, needles: string[], where: string): void {
@@ -48,6 +49,33 @@ describe('canary: no plaintext key and no message text at rest or in logs', () =
     await server.close();
     try {
       expectAbsent(await database.contents(), needles, 'database files after close');
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('reads what a database holds in clear, also where only its WAL still holds it', async () => {
+    // The checks above can only fail if `contents()` sees what was written: a value written
+    // in clear to a table dropped at once is left nowhere but in the WAL (PostgreSQL) or in
+    // the file's freed pages (SQLite).
+    const database = await createTestDatabase();
+    const canary = `clear-canary-${randomBytes(8).toString('hex')}`;
+    try {
+      if (database.dialect === 'postgres') {
+        await withClient(database.env.PLAUDER_DATABASE_URL ?? '', async (client) => {
+          await client.query('create table canary_probe (value text)');
+          await client.query('insert into canary_probe values ($1)', [canary]);
+          await client.query('drop table canary_probe');
+        });
+      } else {
+        const sqlite = new SqliteDatabase(database.file);
+        sqlite.pragma('journal_mode = WAL');
+        sqlite.exec('create table canary_probe (value text)');
+        sqlite.prepare('insert into canary_probe values (?)').run(canary);
+        sqlite.exec('drop table canary_probe');
+        sqlite.close();
+      }
+      expect((await database.contents()).includes(Buffer.from(canary))).toBe(true);
     } finally {
       await database.drop();
     }
