@@ -13,14 +13,13 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
 import { loadConfig } from '../../dist/config/config.js';
 import { createCore } from '../../dist/core/create-core.js';
-import { DEFAULT_SYSTEM_PROMPTS } from '../../dist/core/openai/openai-config.js';
 import { Cancellation } from '../../dist/util/cancellation.js';
 import { installCleanup } from '../lib/children.mjs';
 import { MESSAGE } from '../lib/conversation.mjs';
 import { startUpstream } from '../lib/scenarios.mjs';
+import { createBareCompletion } from '../servers/bare-completion.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -43,32 +42,10 @@ const config = loadConfig({
   PLAUDER_OPENAI_MODEL: 'bench',
 });
 const core = await createCore(config.core);
-const pool = new Pool(upstream.url, { connections: 64 });
-const headers = { 'content-type': 'application/json', accept: 'application/json' };
+const bareClient = createBareCompletion(`${upstream.url}/v1`);
 
 /** What bare-proxy.mjs does for one request. */
-const bare = () =>
-  new Promise((resolve, reject) => {
-    const body = JSON.stringify({
-      model: 'bench',
-      messages: [
-        { role: 'system', content: DEFAULT_SYSTEM_PROMPTS.de },
-        { role: 'user', content: MESSAGE },
-      ],
-      stream: false,
-    });
-    const chunks = [];
-    pool.dispatch(
-      { path: '/v1/chat/completions', method: 'POST', headers, body },
-      {
-        onRequestStart: () => {},
-        onResponseData: (_controller, chunk) => chunks.push(chunk),
-        onResponseEnd: () =>
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')).choices[0].message.content),
-        onResponseError: (_controller, error) => reject(error),
-      },
-    );
-  });
+const bare = async () => (await bareClient.complete(MESSAGE)).choices[0].message.content;
 /** The openai core, as a turn calls it (each call with a `Cancellation` of its own, as runCore's). */
 const openaiCore = () =>
   core.reply({ language: 'de', message: MESSAGE, history: [], signal: new Cancellation() });
@@ -115,5 +92,5 @@ for (const [name, list] of results) {
   );
 }
 await core.close?.();
-await pool.close();
+await bareClient.close();
 await upstream.stop();
