@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { installCleanup, memoryOf, watchProcess } from './lib/children.mjs';
 import { closedLoop, openLoop, sequential } from './lib/load.mjs';
-import { evaluateTargets, medianOfRounds, renderMarkdown } from './lib/report.mjs';
+import { medianOfRounds, renderMarkdown, targetsOfRows } from './lib/report.mjs';
 import { SCENARIOS } from './lib/scenarios.mjs';
 import { formatSummary, summariseProfile } from './tools/summarise-profile.mjs';
 
@@ -334,16 +334,7 @@ for (let round = 2; round <= opts.rounds; round++) {
 }
 for (const row of rows) Object.assign(row, medianOfRounds(row.rounds));
 
-const measuredRows = rows.filter((r) => !r.profiled);
-const rowsById = Object.fromEntries(measuredRows.map((r) => [r.id, r]));
-const roundRows = Array.from({ length: opts.rounds }, (_, i) =>
-  Object.fromEntries(
-    measuredRows
-      .filter((r) => r.rounds[i] !== undefined)
-      .map((r) => [r.id, Object.assign({}, r, r.rounds[i])]),
-  ),
-);
-const targets = evaluateTargets(roundRows, rowsById);
+const targets = targetsOfRows(rows, opts.rounds);
 const meta = {
   date: startedAt.toISOString(),
   finished: new Date().toISOString(),
