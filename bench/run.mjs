@@ -15,9 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { installCleanup, memoryOf, watchProcess } from './lib/children.mjs';
+import { installCleanup, memoryOf, runNode, watchProcess } from './lib/children.mjs';
 import { closedLoop, openLoop, sequential } from './lib/load.mjs';
-import { medianOfRounds, renderMarkdown, targetsOfRows } from './lib/report.mjs';
+import { medianOfRounds, renderMarkdown, streamTarget, targetsOfRows } from './lib/report.mjs';
 import { SCENARIOS } from './lib/scenarios.mjs';
 import { formatSummary, summariseProfile } from './tools/summarise-profile.mjs';
 
@@ -46,6 +46,8 @@ const HELP = `node bench/run.mjs [options]       (npm run bench -- [options] bui
   --cpu-prof           run the plauder server of plauder, plauder-session and plauder-openai
                        under node --cpu-prof (bench/results/profiles/) and print the top
                        self-time functions
+  --no-stream          leave out the streaming bench (stream/stream-bench.mjs), which a run
+                       without --only runs after the scenarios, for the streaming target
   --out DIR            where latest.md / latest.json go (default bench/results)
   --list               list the scenarios and exit
 
@@ -67,6 +69,7 @@ const { values } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     'node-args': { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
+    'no-stream': { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(root, 'bench/results') },
     list: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
@@ -334,7 +337,28 @@ for (let round = 2; round <= opts.rounds; round++) {
 }
 for (const row of rows) Object.assign(row, medianOfRounds(row.rounds));
 
-const targets = targetsOfRows(rows, opts.rounds);
+const targets = [...targetsOfRows(rows, opts.rounds), await streaming()];
+
+/**
+ * The streaming bench, once, after the scenarios (it starts its own servers): for the
+ * streaming target, unless the run is a selection (--only), profiled or --no-stream.
+ */
+async function streaming() {
+  if (values.only || opts.cpuProf || values['no-stream']) return streamTarget(undefined);
+  log('\n▶ streaming: bench/stream/stream-bench.mjs');
+  const args = ['--duration', String(opts.duration), '--warmup', String(Math.min(opts.warmup, 2))];
+  args.push('--settle', String(opts.settle), '--out', values.out);
+  if (values['node-args'] !== undefined) args.push(`--node-args=${values['node-args']}`);
+  try {
+    await runNode(path.join(root, 'bench/stream/stream-bench.mjs'), args, process.env);
+  } catch (error) {
+    log(`bench: the streaming bench FAILED: ${error.message}`);
+    process.exitCode = 1;
+  }
+  const file = path.join(values.out, 'stream-latest.json');
+  const fresh = fs.existsSync(file) && fs.statSync(file).mtimeMs >= startedAt.getTime();
+  return streamTarget(fresh ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined);
+}
 const meta = {
   date: startedAt.toISOString(),
   finished: new Date().toISOString(),

@@ -79,6 +79,44 @@ export const TARGETS = [
   },
 ];
 
+/** The streaming bench's front doors whose first token the streaming target bounds. */
+const STREAMED = ['plauder-sse', 'plauder-v1'];
+
+/**
+ * The streaming target from one run of `stream/stream-bench.mjs` (its stream-latest.json):
+ * time to first token added over the upstream's own stream at concurrency 1, settled, p99,
+ * the worse of plauder's two streamed front doors. `results` undefined: not measured.
+ */
+export function streamTarget(results) {
+  const target =
+    'streaming: time to first token added ≤ 1 ms p99 at concurrency 1 (worse of /api/chat streamed and /v1, one run of stream-bench)';
+  const direct = results?.upstream;
+  const added = STREAMED.map((id) => {
+    const r = results?.[id];
+    if (!r?.c1 || !direct?.c1) return undefined;
+    return {
+      id,
+      p99: r.c1.p99Ms - direct.c1.p99Ms,
+      burst: r.c1Burst && direct.c1Burst ? r.c1Burst.p99Ms - direct.c1Burst.p99Ms : undefined,
+    };
+  });
+  if (added.some((a) => a === undefined || !Number.isFinite(a.p99))) {
+    return { id: 'stream-ttft', target, value: null, measured: 'not measured', result: 'n/a' };
+  }
+  const value = Math.max(...added.map((a) => a.p99));
+  const each = added
+    .map((a) => `${a.id} ${ms(a.p99)} ms, right after c50 ${ms(a.burst)} ms`)
+    .join('; ');
+  return {
+    id: 'stream-ttft',
+    target,
+    value,
+    rounds: [value],
+    measured: `${ms(value)} ms (${each}; stream-latest.md beside this report)`,
+    result: value <= 1 ? 'pass' : 'miss',
+  };
+}
+
 /** Server CPU per request (ms), the figure least disturbed by other load on the machine. */
 export function cpuMsPerRequest(row) {
   const c = row?.closed;
