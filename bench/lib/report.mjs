@@ -77,7 +77,46 @@ export const TARGETS = [
       return parts.length === 0 ? undefined : parts.join('; ');
     },
   },
+  {
+    id: 'data-growth',
+    text: "cost flat as data grows: CPU per request with 100 000 keys, a year of usage or 10 000 sessions (each row's median) no higher than plauder-session's slowest round",
+    // Every round gives the same value: the rows' medians against the base's own spread.
+    measure: (rows) => {
+      const grown = GROWN.map((id) => growth(rows, id));
+      return grown.every(Number.isFinite) ? Math.max(...grown) : undefined;
+    },
+    format: (v) => `${v.toFixed(2)} × plauder-session's slowest round`,
+    pass: (v) => v <= 1,
+    detail: (rows) => {
+      const base = roundCpu(rows['plauder-session']);
+      const each = GROWN.map((id) => {
+        const value = growth(rows, id);
+        return `${id} ${value === undefined ? '–' : value.toFixed(2)} ×`;
+      });
+      return `plauder-session's rounds ${base.map((v) => v.toFixed(3)).join(', ')} ms; ${each.join(', ')}`;
+    },
+  },
 ];
+
+/**
+ * The rows with data stored beside the bench's key and sessions. "Within the noise of an
+ * empty database": a row's median CPU per request is no higher than the slowest of the
+ * three rounds of `plauder-session` (1 key, 100 sessions) in the same run.
+ */
+const GROWN = ['keys-100k', 'usage-year', 'sessions-10k'];
+
+/** CPU ms per request of each round of a row. */
+function roundCpu(row) {
+  return (row?.rounds ?? []).map((round) => cpuMsPerRequest(round)).filter(Number.isFinite);
+}
+
+/** A grown row's median CPU per request over the base row's slowest round. */
+function growth(rows, id) {
+  const base = roundCpu(rows['plauder-session']);
+  const grown = roundCpu(rows[id]);
+  if (base.length === 0 || grown.length === 0) return undefined;
+  return median(grown) / Math.max(...base);
+}
 
 /** The streaming bench's front doors whose first token the streaming target bounds. */
 const STREAMED = ['plauder-sse', 'plauder-v1'];
