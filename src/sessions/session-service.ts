@@ -16,7 +16,7 @@ import type {
   SessionRow,
   SessionsRepository,
 } from '../storage/repositories/sessions-repository.js';
-import { afterElements, type TurnSealer } from './turn-sealer.js';
+import { afterElements, jsonArrayBytes, type TurnSealer } from './turn-sealer.js';
 
 export interface StoredSessionTurn extends Turn {
   readonly createdAt: string;
@@ -68,7 +68,7 @@ export interface SessionOptions {
 
 /**
  * 4 million characters: at most about 8 MB of strings, however long the messages, and about
- * half as much again for the windows' encoded turns (see `SessionState.encoded`).
+ * half as much again for the windows' JSON bytes (see `SessionState.stored`).
  */
 export const DEFAULT_CACHED_WINDOW_CHARS = 4_000_000;
 
@@ -86,26 +86,22 @@ interface SessionState {
   readonly lastActiveAt: number;
   readonly entries: WindowEntry[];
   /**
-   * `entries` as JSON in UTF-8, each on its own, once a turn was stored from this state: the
-   * next turn seals them with its own without encoding the window again (encoding a 20-turn
-   * window was half of sealing it; bench/README.md, "Sealing only what is new").
-   */
-  readonly encoded?: readonly Buffer[];
-  /**
-   * Read from the database for this turn (not found in the cache): its window is sealed
-   * whole and kept without `encoded`. With many more sessions than the cache holds, almost
-   * every turn is such a turn, and encoding its turns one by one for a next turn that finds
-   * the window gone from the cache only made garbage; a session whose window is found in
-   * the cache encodes it once and keeps that.
-   */
-  readonly fresh?: boolean;
-  /**
-   * A `fresh` window's JSON array as it was read, and how many turns it holds (before the
-   * window's bound): the turn's write drops the oldest turns from these bytes and appends
-   * its own, where encoding the whole window again cost more than sealing it
-   * (bench/README.md, "Three cuts on the request path").
+   * `entries` as the JSON array (UTF-8) they were read from the row as or last sealed as,
+   * and how many turns it holds (before the window's bound). The next turn's write drops the
+   * oldest turns from these bytes and appends its own, where encoding the whole window again
+   * cost more than sealing it (bench/README.md, "Sealing only what is new", "Three cuts on
+   * the request path", "One buffer per window"). Absent when the bytes are not those of
+   * `entries` (an expired or legacy session): the write encodes the window whole.
    */
   readonly stored?: StoredWindow;
+  /**
+   * Read from the database for this turn (not found in the cache): the window is kept after
+   * the write only if the cache took it when it was read (see `createWindowCache`), and
+   * without `stored`; its next turn, if it finds it, encodes it once. With many more
+   * sessions than the cache holds, the windows it takes are soon replaced, and their bytes
+   * kept with them cost a fifth more CPU per turn (old-generation collections).
+   */
+  readonly fresh?: boolean;
   /** Stored before the window existed: the turns are in the legacy table. */
   readonly legacy: boolean;
   /**
@@ -194,7 +190,7 @@ export function createSessionService(
   function stillCurrent(cached: SessionState, head: SessionHead, nowMs: number): SessionState {
     const expired = head.lastActiveAt < nowMs - options.ttlMs;
     if (!expired) return cached;
-    return Object.assign({}, cached, { entries: [], encoded: [], history: undefined });
+    return Object.assign({}, cached, { entries: [], stored: undefined, history: undefined });
   }
 
   async function fromRow(
@@ -249,7 +245,7 @@ export function createSessionService(
 
   /**
    * This turn's entry after the window `stored` held, as the pieces of a JSON array for
-   * `sealJsonArray`: the stored elements that stay (their bytes as read, commas included)
+   * `jsonArrayBytes`: the stored elements that stay (their bytes as kept, commas included)
    * and the new one. Undefined when the bytes cannot be cut (the window is sealed whole).
    */
   function afterStored(stored: StoredWindow, entry: WindowEntry): Buffer[] | undefined {
@@ -288,40 +284,28 @@ export function createSessionService(
   ) {
     if (options.window === 0) return false;
     const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
-    // The window's turns encoded one by one are kept for a session found in the cache.
-    const keepEncoded = opened.encoded !== undefined || opened.fresh !== true;
     /**
-     * Seals `entries`: from the turns before this one encoded (`before`) and this one, or,
-     * when they are not kept (`before` undefined), from the window's bytes as read when
-     * they are the turns before this one (`afterOpened`), else the window whole.
+     * Seals `entries`: from the window's bytes when `entries` are the opened window and this
+     * turn (`afterOpened`) and those bytes are kept, else the window encoded whole. Returns
+     * the JSON it sealed too, for the next turn.
      */
     const sealEntries = (
       entries: WindowEntry[],
-      before: readonly Buffer[] | undefined,
       binding: string,
       afterOpened: boolean,
-    ): { sealed: Buffer; encoded: readonly Buffer[] | undefined } => {
-      if (before === undefined) {
-        const pieces =
-          afterOpened && opened.stored !== undefined
-            ? afterStored(opened.stored, entry)
-            : undefined;
-        const sealed =
-          pieces === undefined
-            ? sealer.sealJson(entries, binding)
-            : sealer.sealJsonArray(pieces, binding);
-        return { sealed, encoded: undefined };
-      }
-      const encoded = [...before, encode(entry)].slice(-options.window);
-      return { sealed: sealer.sealJsonArray(encoded, binding), encoded };
+    ): { sealed: Buffer; stored: StoredWindow } => {
+      const pieces =
+        afterOpened && opened.stored !== undefined ? afterStored(opened.stored, entry) : undefined;
+      const json = pieces === undefined ? encodeWhole(entries) : jsonArrayBytes(pieces);
+      return {
+        sealed: sealer.sealJsonBytes(json, binding),
+        stored: { bytes: json, count: entries.length },
+      };
     };
     const activeSince = nowMs - options.ttlMs;
-    const remember = (
-      head: SessionHead,
-      entries: WindowEntry[],
-      encoded: readonly Buffer[] | undefined,
-    ) => {
-      // A window read from the database is kept only if the cache took it then (see offer).
+    const remember = (head: SessionHead, entries: WindowEntry[], stored: StoredWindow) => {
+      // A window read from the database is kept only if the cache took it then (see offer),
+      // and without its bytes (see `fresh`).
       if (opened.fresh === true && !windows.has(keyId, opened.hash)) return;
       windows.set(keyId, {
         hash: opened.hash,
@@ -329,7 +313,7 @@ export function createSessionService(
         lastActiveAt: head.lastActiveAt,
         createdAt: head.createdAt,
         entries,
-        encoded,
+        stored: opened.fresh === true ? undefined : stored,
         legacy: false,
       });
     };
@@ -340,40 +324,34 @@ export function createSessionService(
     if (together.length === 0 && !opened.legacy) {
       const stale = opened.turnCount === 0 || opened.lastActiveAt < activeSince;
       const entries = [...(stale ? [] : opened.entries), entry].slice(-options.window);
-      const before = !keepEncoded ? undefined : stale ? [] : encodedOf(opened);
       const count = opened.turnCount + 1;
       const binding = windowBinding(keyId, opened.hash, count);
-      const { sealed, encoded } = sealEntries(entries, before, binding, !stale);
+      const { sealed, stored } = sealEntries(entries, binding, !stale);
       const change = { expectedCount: opened.turnCount, sealed, now: nowMs, activeSince };
       if (await sessions.replaceWindow(keyId, opened.hash, change)) {
         const createdAt = stale ? nowMs : opened.createdAt;
-        remember({ turnCount: count, createdAt, lastActiveAt: nowMs }, entries, encoded);
+        remember({ turnCount: count, createdAt, lastActiveAt: nowMs }, entries, stored);
         return true;
       }
     }
 
     let written: WindowEntry[] = [];
-    let writtenEncoded: readonly Buffer[] | undefined;
+    let writtenStored: StoredWindow | undefined;
     const head = await sessions.appendTurn(keyId, opened.hash, {
       now: nowMs,
       activeSince,
       with: together,
       build: (row) => {
         const before = lockedEntries(keyId, opened, row, nowMs);
-        const encodedBefore = !keepEncoded
-          ? undefined
-          : before === opened.entries
-            ? encodedOf(opened)
-            : before.map(encode);
         written = [...before, entry].slice(-options.window);
         const binding = windowBinding(keyId, opened.hash, row.turnCount + 1);
         const afterOpened = before === opened.entries && !opened.legacy;
-        const { sealed, encoded } = sealEntries(written, encodedBefore, binding, afterOpened);
-        writtenEncoded = encoded;
+        const { sealed, stored } = sealEntries(written, binding, afterOpened);
+        writtenStored = stored;
         return sealed;
       },
     });
-    remember(head, written, writtenEncoded);
+    if (writtenStored !== undefined) remember(head, written, writtenStored);
     return true;
   }
 
@@ -528,9 +506,12 @@ function encode(entry: WindowEntry): Buffer {
   return Buffer.from(JSON.stringify(entry));
 }
 
-/** A state's entries encoded: kept from its last write, or made now. */
-function encodedOf(state: SessionState): readonly Buffer[] {
-  return state.encoded ?? state.entries.map(encode);
+/** A window as its JSON array, in a buffer of its own (see `jsonArrayBytes`). */
+function encodeWhole(entries: readonly WindowEntry[]): Buffer {
+  const json = JSON.stringify(entries);
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+  bytes.write(json);
+  return bytes;
 }
 
 function noSession(hash: string): SessionState {

@@ -17,9 +17,9 @@ import {
 import { utf8Text } from '../util/utf8-text.js';
 
 const IV_BYTES = 12;
-const ARRAY_OPEN = Buffer.from('[');
-const ARRAY_COMMA = Buffer.from(',');
-const ARRAY_CLOSE = Buffer.from(']');
+const ARRAY_OPEN = 0x5b;
+const ARRAY_COMMA = 0x2c;
+const ARRAY_CLOSE = 0x5d;
 const TAG_BYTES = 16;
 /**
  * Sessions whose two names (`sessionHash`, `conversationId`) are remembered: each is an HMAC
@@ -53,13 +53,18 @@ export interface TurnSealer {
    * Seals the JSON array whose elements are `elements` (each one JSON value, UTF-8 encoded):
    * the same as `sealJson` of the array, without encoding again the elements a caller kept.
    */
-  sealJsonArray(elements: readonly Buffer[], binding: string): Buffer;
+  sealJsonArray(elements: readonly Uint8Array[], binding: string): Buffer;
+  /**
+   * Seals JSON given as its UTF-8 bytes (e.g. made by `jsonArrayBytes`), which the caller
+   * vouches for: the same as `sealJson` of their value.
+   */
+  sealJsonBytes(json: Uint8Array, binding: string): Buffer;
   /**
    * Opens what `sealJson` sealed, given as its bytes or their base64url text. Undefined when
    * the data was tampered with or sealed under another secret or binding.
    */
   openJson(sealed: string | Uint8Array, binding: string): unknown;
-  /** `openJson`, with the JSON's bytes as they were sealed (for `sealJsonArray` to reuse). */
+  /** `openJson`, with the JSON's bytes as they were sealed (for `jsonArrayBytes` to reuse). */
   openJsonBytes(
     sealed: string | Uint8Array,
     binding: string,
@@ -91,7 +96,7 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
   };
 
   const nextIv = createIvSource();
-  const seal = (plain: string | Buffer, binding: string) => {
+  const seal = (plain: string | Uint8Array, binding: string) => {
     const iv = nextIv();
     const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv);
     cipher.setAAD(Buffer.from(binding));
@@ -101,15 +106,8 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
     return Buffer.concat([iv, body, cipher.getAuthTag()]);
   };
   const sealJson = (value: unknown, binding: string) => seal(JSON.stringify(value), binding);
-  const sealJsonArray = (elements: readonly Buffer[], binding: string) => {
-    const pieces: Buffer[] = [ARRAY_OPEN];
-    for (const element of elements) {
-      if (pieces.length > 1) pieces.push(ARRAY_COMMA);
-      pieces.push(element);
-    }
-    pieces.push(ARRAY_CLOSE);
-    return seal(Buffer.concat(pieces), binding);
-  };
+  const sealJsonArray = (elements: readonly Uint8Array[], binding: string) =>
+    seal(jsonArrayBytes(elements), binding);
   /** The sealed JSON's bytes and its value; undefined unless it opens and parses. */
   const openJsonBytes = (sealed: string | Uint8Array, binding: string) => {
     try {
@@ -151,6 +149,7 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
     },
     sealJson,
     sealJsonArray,
+    sealJsonBytes: seal,
     openJson,
     openJsonBytes,
     open(sealed, binding) {
@@ -161,6 +160,26 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
       return { message: value[0], reply: value[1] };
     },
   };
+}
+
+/**
+ * The JSON array whose elements are `elements` (each one JSON value, UTF-8 encoded, or
+ * several with their commas), as one buffer of its own: not a slice of Node's shared pool,
+ * so that a window kept in memory holds only its own bytes.
+ */
+export function jsonArrayBytes(elements: readonly Uint8Array[]): Buffer {
+  let length = 2 + Math.max(0, elements.length - 1);
+  for (const element of elements) length += element.length;
+  const bytes = Buffer.allocUnsafeSlow(length);
+  bytes[0] = ARRAY_OPEN;
+  let at = 1;
+  for (const element of elements) {
+    if (at > 1) bytes[at++] = ARRAY_COMMA;
+    bytes.set(element, at);
+    at += element.length;
+  }
+  bytes[at] = ARRAY_CLOSE;
+  return bytes;
 }
 
 /**

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import {
   afterElements,
   createTurnSealer,
+  jsonArrayBytes,
   REMEMBERED_SESSIONS,
 } from '../../src/sessions/turn-sealer.js';
 
@@ -123,5 +124,34 @@ describe('the elements after the first n of a JSON array, found in its bytes', (
     expect(afterElements(Buffer.from(''), 0)).toBe(-1);
     expect(afterElements(Buffer.from('[]'), 1)).toBe(-1);
     expect(afterElements(Buffer.from('[[1],[2]'), 2)).toBe(-1);
+  });
+});
+
+describe('a JSON array made from its encoded elements', () => {
+  const text = fc.string({ unit: 'binary', maxLength: 40 });
+  const tricky = fc.constantFrom('[', ']', ',', '"', '\\', '"],["', '👋', 'ß');
+  const element = fc.oneof(fc.tuple(text, text, fc.nat()), fc.tuple(tricky, fc.nat()), text);
+
+  it('is the bytes of the array encoded whole, for any elements, and seals and opens as it', () => {
+    fc.assert(
+      fc.property(fc.array(element, { maxLength: 25 }), (elements) => {
+        const bytes = jsonArrayBytes(elements.map(encode));
+        expect(bytes.equals(Buffer.from(JSON.stringify(elements)))).toBe(true);
+        expect(sealer.openJson(sealer.sealJsonBytes(bytes, 'b'), 'b')).toEqual(elements);
+      }),
+    );
+  });
+
+  it('takes pieces of several elements with their commas, as a window cut from its bytes is', () => {
+    const kept = Buffer.from(JSON.stringify(WINDOW)).subarray(1, -1);
+    const bytes = jsonArrayBytes([kept, encode(['neu', 'new', 'de', 1])]);
+    expect(JSON.parse(bytes.toString())).toEqual([...WINDOW, ['neu', 'new', 'de', 1]]);
+  });
+
+  it("is a buffer of its own, not a slice of Node's shared pool that it would keep alive", () => {
+    const small = jsonArrayBytes([encode('a')]);
+    expect(small.byteOffset).toBe(0);
+    expect(small.buffer.byteLength).toBe(small.length);
+    expect(Buffer.from('x').buffer.byteLength).toBeGreaterThan(1); // the pool, for contrast
   });
 });

@@ -153,10 +153,10 @@ describe('the in-memory windows of one instance', () => {
     await say(cold, 'a2', 1001);
     reads.windows = 0;
     await say(warm, 'a3', 1002); // read from the database, sealed whole
-    await say(warm, 'a4', 1003); // found in the cache: its turns encoded, kept
-    await say(warm, 'a5', 1004); // found in the cache with its encoded turns
+    await say(warm, 'a4', 1003); // found in the cache: encoded whole, its bytes kept
+    await say(warm, 'a5', 1004); // found in the cache with its bytes: cut and appended
     expect(reads.windows).toBe(1);
-    await say(cold, 'a6', 1005); // reads the window sealed from encoded turns
+    await say(cold, 'a6', 1005); // reads the window sealed from the kept bytes
     await say(warm, 'a7', 1006); // its copy is stale: read again
     expect(reads.windows).toBe(2);
 
@@ -164,6 +164,30 @@ describe('the in-memory windows of one instance', () => {
     const other = createSessionService(repository, sealer, options);
     const opened = await other.open('key_1', 'a', 2000);
     expect(opened.history).toEqual([turnOf('a5'), turnOf('a6'), turnOf('a7')]);
+  });
+
+  it('write a window kept in memory from its bytes turn after turn, past its bound, exactly', async () => {
+    const { repository, counting, reads } = await storeWithKey();
+    const sealer = createTurnSealer(randomBytes(32));
+    const options = { window: 4, ttlMs: 60_000 };
+    const warm = createSessionService(counting, sealer, options);
+    const turnOf = (i: number) => ({
+      message: `"${i}", [${i}], {${i}} \\ 👋 ß ${'x'.repeat(i * 7)}`,
+      reply: `re ${i}],["`,
+      language: i % 3 === 0 ? ('en' as const) : ('de' as const),
+    });
+    const turns = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, k) => turnOf(from + k));
+    for (let i = 1; i <= 11; i++) {
+      const opened = await warm.open('key_1', 'w', 1000 + i);
+      expect(opened.history).toEqual(turns(Math.max(1, i - 4), i - 1));
+      await opened.record(turnOf(i), 1000 + i);
+      // What was stored, read by an instance without a cache: the last 4 turns, in order.
+      const cold = createSessionService(repository, sealer, { ...options, cachedWindowChars: 0 });
+      expect((await cold.open('key_1', 'w', 5000)).history).toEqual(turns(Math.max(1, i - 3), i));
+    }
+    // Only the first turn read its window (there was none yet); all others found it kept.
+    expect(reads.windows).toBe(1);
   });
 
   it('store a window read from the database with its oldest turns cut from the bytes read, as sealing it whole would', async () => {
