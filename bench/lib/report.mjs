@@ -79,7 +79,7 @@ export const TARGETS = [
   },
   {
     id: 'data-growth',
-    text: "cost flat as data grows: CPU per request with 100 000 keys, a year of usage or 10 000 sessions (each row's median) no higher than plauder-session's slowest round",
+    text: "cost flat as data grows: CPU per request with 100 000 keys, a year of usage or 10 000 live sessions stored (each row's median; plauder-session's load: one key, turns on 100 sessions) no higher than plauder-session's slowest round",
     // Measured once over the whole run: the rows' medians against the base's own spread.
     wholeRun: true,
     measure: (rows) => {
@@ -90,9 +90,10 @@ export const TARGETS = [
     pass: (v) => v <= 1,
     detail: (rows) => {
       const base = roundCpu(rows['plauder-session']);
-      const each = GROWN.map((id) => {
+      const each = [...GROWN, IN_TURN].map((id) => {
         const value = growth(rows, id);
-        return `${id} ${value === undefined ? '–' : value.toFixed(2)} ×`;
+        const text = `${id} ${value === undefined ? '–' : value.toFixed(2)} ×`;
+        return id === IN_TURN ? `outside the target, ${text}` : text;
       });
       return `plauder-session's rounds ${base.map((v) => v.toFixed(3)).join(', ')} ms; ${each.join(', ')}`;
     },
@@ -100,11 +101,18 @@ export const TARGETS = [
 ];
 
 /**
- * The rows with data stored beside the bench's key and sessions. "Within the noise of an
- * empty database": a row's median CPU per request is no higher than the slowest of the
- * three rounds of `plauder-session` (1 key, 100 sessions) in the same run.
+ * The rows with data stored beside the bench's key and sessions, under plauder-session's
+ * load. "Within the noise of an empty database": a row's median CPU per request is no
+ * higher than the slowest of the three rounds of `plauder-session` (1 key, 100 sessions)
+ * in the same run.
  */
-const GROWN = ['keys-100k', 'usage-year', 'sessions-10k'];
+const GROWN = ['keys-100k', 'usage-year', 'sessions-10k-stored'];
+/**
+ * Reported beside the target, not in it: turns on all 10 000 sessions in turn, far more than
+ * the window cache holds, so nearly every turn reads and decrypts its window. That is a
+ * larger working set, not more stored data.
+ */
+const IN_TURN = 'sessions-10k';
 
 /** CPU ms per request of each round of a row. */
 function roundCpu(row) {

@@ -155,10 +155,18 @@ export const SCENARIOS = [
     start: (ctx) => startPlauderScenario(ctx, { keys: 1000, sessions: 100, usageMonths: 12 }),
   },
   {
+    id: 'sessions-10k-stored',
+    group: 'scaling',
+    label: 'plauder + sessionId, 10 000 sessions × 20 turns stored, turns on 100 of them',
+    stored: '1 key, 10 000 sessions (turns on 100)',
+    measure: LIMIT,
+    start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 10_000, inUse: 100 }),
+  },
+  {
     id: 'sessions-10k',
     group: 'scaling',
-    label: 'plauder + sessionId, 10 000 sessions × 20 turns stored',
-    stored: '1 key, 10 000 sessions',
+    label: 'plauder + sessionId, 10 000 sessions × 20 turns stored, every request to the next',
+    stored: '1 key, 10 000 sessions (turns on all, in turn)',
     measure: LIMIT,
     start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 10_000 }),
   },
@@ -366,7 +374,11 @@ function profileArgs(ctx) {
   ];
 }
 
-async function startPlauderScenario(ctx, { keys, sessions, smallHeap = false, plan, usageMonths }) {
+/** `inUse`: the load's turns go to the first `inUse` of the seeded sessions (default: all). */
+async function startPlauderScenario(
+  ctx,
+  { keys, sessions, inUse = sessions, smallHeap = false, plan, usageMonths },
+) {
   const nodeArgs = [...profileArgs(ctx), ...(smallHeap ? SMALL_HEAP : plauderNodeArgs(ctx))];
   const { server, seed, headers } = await startPlauder(ctx, {
     keys,
@@ -378,7 +390,7 @@ async function startPlauderScenario(ctx, { keys, sessions, smallHeap = false, pl
   const bodies =
     sessions === 0
       ? [JSON.stringify({ message: seed.message })]
-      : Array.from({ length: sessions }, (_, i) =>
+      : Array.from({ length: inUse }, (_, i) =>
           JSON.stringify({ message: seed.message, sessionId: `${seed.sessionPrefix}${i}` }),
         );
   const target = {
