@@ -99,7 +99,7 @@ interface SessionState {
    * the write only if the cache took it when it was read (see `createWindowCache`), and
    * without `stored`; its next turn, if it finds it, encodes it once. With many more
    * sessions than the cache holds, the windows it takes are soon replaced, and their bytes
-   * kept with them cost a fifth more CPU per turn (old-generation collections).
+   * kept with them cost about a quarter more CPU per turn (old-generation collections).
    */
   readonly fresh?: boolean;
   /** Stored before the window existed: the turns are in the legacy table. */
