@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../dist/config/config.js';
 import { sealWindow } from '../../dist/sessions/session-service.js';
-import { createTurnSealer } from '../../dist/sessions/turn-sealer.js';
+import { createTurnSealer, jsonArrayBytes } from '../../dist/sessions/turn-sealer.js';
 import { createStore } from '../../dist/storage/create-database.js';
 import { conversation } from '../lib/conversation.mjs';
 
@@ -115,7 +115,7 @@ const storeWindow = (n) => {
   const hash = windowHashes[i];
   const count = windowCount[i];
   const encoded = [...kept[i], encode(entryOf(turn, n))].slice(-WINDOW);
-  const sealed = sealer.sealJsonArray(encoded, windowBinding(hash, count + 1));
+  const sealed = sealer.sealJsonBytes(jsonArrayBytes(encoded), windowBinding(hash, count + 1));
   if (replaceWindow.run(n, sealed, KEY_ID, hash, count).changes !== 1) throw new Error('lost');
   kept[i] = encoded;
   windowCount[i] = count + 1;

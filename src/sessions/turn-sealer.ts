@@ -50,13 +50,9 @@ export interface TurnSealer {
   /** Seals any JSON value, bound to `binding`: IV, ciphertext and tag. */
   sealJson(value: unknown, binding: string): Buffer;
   /**
-   * Seals the JSON array whose elements are `elements` (each one JSON value, UTF-8 encoded):
-   * the same as `sealJson` of the array, without encoding again the elements a caller kept.
-   */
-  sealJsonArray(elements: readonly Uint8Array[], binding: string): Buffer;
-  /**
-   * Seals JSON given as its UTF-8 bytes (e.g. made by `jsonArrayBytes`), which the caller
-   * vouches for: the same as `sealJson` of their value.
+   * Seals JSON given as its UTF-8 bytes (e.g. a JSON array made by `jsonArrayBytes` from
+   * elements a caller kept encoded), which the caller vouches for: the same as `sealJson` of
+   * their value, without encoding it again.
    */
   sealJsonBytes(json: Uint8Array, binding: string): Buffer;
   /**
@@ -106,8 +102,6 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
     return Buffer.concat([iv, body, cipher.getAuthTag()]);
   };
   const sealJson = (value: unknown, binding: string) => seal(JSON.stringify(value), binding);
-  const sealJsonArray = (elements: readonly Uint8Array[], binding: string) =>
-    seal(jsonArrayBytes(elements), binding);
   /** The sealed JSON's bytes and its value; undefined unless it opens and parses. */
   const openJsonBytes = (sealed: string | Uint8Array, binding: string) => {
     try {
@@ -148,7 +142,6 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
       return names.conversation;
     },
     sealJson,
-    sealJsonArray,
     sealJsonBytes: seal,
     openJson,
     openJsonBytes,

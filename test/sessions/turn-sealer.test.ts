@@ -1,5 +1,5 @@
 /**
- * The sealer's array form: a window sealed from its turns encoded one by one (as a session
+ * The sealer's array form: a window sealed from its turns' encoded bytes (as a session
  * keeps them between turns) is the same sealed JSON as the window sealed whole, so either
  * opens the other's rows; the sealed bytes open as they are or as their base64url text.
  * A session's names are the same whether the sealer remembered them or not. A window's
@@ -17,6 +17,9 @@ import {
 
 const sealer = createTurnSealer(randomBytes(32));
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value));
+/** A JSON array sealed from its encoded elements, as a session's window is. */
+const sealArray = (elements: readonly Buffer[], binding: string) =>
+  sealer.sealJsonBytes(jsonArrayBytes(elements), binding);
 
 const WINDOW = [
   ['Grüß dich, wie heißt du?', 'Ich bin plauder. 👋', 'de', 1_700_000_000_000],
@@ -26,26 +29,26 @@ const WINDOW = [
 
 describe('sealing a JSON array from its encoded elements', () => {
   it('opens to the same array as sealing the array whole', () => {
-    const sealed = sealer.sealJsonArray(WINDOW.map(encode), 'binding');
+    const sealed = sealArray(WINDOW.map(encode), 'binding');
     expect(sealer.openJson(sealed, 'binding')).toEqual(WINDOW);
   });
 
   it('seals exactly the bytes of the whole array: same length, different IV', () => {
-    const fromElements = sealer.sealJsonArray(WINDOW.map(encode), 'binding');
+    const fromElements = sealArray(WINDOW.map(encode), 'binding');
     const whole = sealer.sealJson(WINDOW, 'binding');
     expect(fromElements.length).toBe(whole.length);
     expect(fromElements.subarray(0, 12).equals(whole.subarray(0, 12))).toBe(false);
   });
 
   it('seals no elements as an empty array, and one without a separator', () => {
-    expect(sealer.openJson(sealer.sealJsonArray([], 'b'), 'b')).toEqual([]);
-    expect(sealer.openJson(sealer.sealJsonArray([encode(WINDOW[0])], 'b'), 'b')).toEqual([
+    expect(sealer.openJson(sealArray([], 'b'), 'b')).toEqual([]);
+    expect(sealer.openJson(sealArray([encode(WINDOW[0])], 'b'), 'b')).toEqual([
       WINDOW[0],
     ]);
   });
 
   it('opens the sealed bytes however they are held: as base64url text or a view into a larger buffer', () => {
-    const sealed = sealer.sealJsonArray(WINDOW.map(encode), 'binding');
+    const sealed = sealArray(WINDOW.map(encode), 'binding');
     expect(sealer.openJson(sealed.toString('base64url'), 'binding')).toEqual(WINDOW);
     const larger = Buffer.concat([Buffer.from('before'), sealed, Buffer.from('after')]);
     const view = new Uint8Array(larger.buffer, larger.byteOffset + 6, sealed.length);
@@ -53,7 +56,7 @@ describe('sealing a JSON array from its encoded elements', () => {
   });
 
   it('does not open a changed byte, nor under another binding or another secret', () => {
-    const sealed = sealer.sealJsonArray(WINDOW.map(encode), 'binding');
+    const sealed = sealArray(WINDOW.map(encode), 'binding');
     expect(sealer.openJson(sealed, 'other binding')).toBeUndefined();
     expect(createTurnSealer(randomBytes(32)).openJson(sealed, 'binding')).toBeUndefined();
     for (const at of [0, 20, sealed.length - 1]) {
