@@ -42,9 +42,7 @@ describe('sealing a JSON array from its encoded elements', () => {
 
   it('seals no elements as an empty array, and one without a separator', () => {
     expect(sealer.openJson(sealArray([], 'b'), 'b')).toEqual([]);
-    expect(sealer.openJson(sealArray([encode(WINDOW[0])], 'b'), 'b')).toEqual([
-      WINDOW[0],
-    ]);
+    expect(sealer.openJson(sealArray([encode(WINDOW[0])], 'b'), 'b')).toEqual([WINDOW[0]]);
   });
 
   it('opens the sealed bytes however they are held: as base64url text or a view into a larger buffer', () => {
