@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  * so they run in the sqlite project only.
  */
 const DATABASE_FREE = [
+  'test/api/event-stream.test.ts',
   'test/cli/cli-usage-errors.test.ts',
   'test/cli/knowledge-cli.test.ts',
   'test/config/**',

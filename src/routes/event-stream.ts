@@ -14,11 +14,15 @@
  * listens for it from the start), so its log line and metrics come as for any answer, or
  * the `client_closed` line when the client left first.
  *
- * Events written in one turn of the event loop leave in one socket write: the answer is
- * corked at the first of them and uncorked in the same turn's check phase (`setImmediate`).
- * An upstream often sends several chunks, or its last tokens and its end, in one packet;
- * written one by one they cost a syscall and a wake-up of the client each (the deltas, the
- * `done` event and the chunked body's end were three writes; bench/README.md, "Streaming").
+ * The first event of the reply leaves at once, with the status, the headers and the opening
+ * held for it. After it, events written in one turn of the event loop leave in one socket
+ * write: the answer is corked at the first of them and uncorked in the same turn's check
+ * phase (`setImmediate`). An upstream often sends several chunks, or its last tokens and
+ * its end, in one packet; written one by one they cost a syscall and a wake-up of the
+ * client each (the deltas, the `done` event and the chunked body's end were three writes;
+ * bench/README.md, "Streaming"). Holding the first event until that check phase too cost
+ * its time to first token whatever the rest of the turn did: reading the rest of such a
+ * packet, ending the turn (bench/README.md, "The first event at once").
  */
 import type { FastifyReply } from 'fastify';
 
@@ -68,6 +72,8 @@ class SseWriter implements EventStream {
   private corked = false;
   /** The opening's hold, until the first event or its timer ends it. */
   private hold: NodeJS.Timeout | undefined;
+  /** The first event (of the reply, not the opening) has been sent. */
+  private sentFirst = false;
 
   constructor(reply: FastifyReply, headers: Readonly<Record<string, string>>, pingMs: number) {
     this.raw = reply.raw;
@@ -97,13 +103,14 @@ class SseWriter implements EventStream {
   }
 
   send(data: string, name?: string): void {
-    if (this.hold !== undefined) {
-      // The first event: what was held leaves with it, at the end of this turn.
-      clearTimeout(this.hold);
-      this.hold = undefined;
-      setImmediate(this.uncork);
-    }
     this.write(name === undefined ? `data: ${data}\n\n` : `event: ${name}\ndata: ${data}\n\n`);
+    // The first event leaves at once, with what was held before it: whatever else this
+    // turn of the event loop still does (an upstream that sent its whole answer in one
+    // packet is read to its end) would otherwise delay the first token.
+    if (this.sentFirst) return;
+    this.sentFirst = true;
+    clearTimeout(this.hold);
+    if (this.corked) this.uncork();
   }
 
   open(data: string): void {
