@@ -110,6 +110,8 @@ class SseWriter implements EventStream {
     if (this.sentFirst) return;
     this.sentFirst = true;
     clearTimeout(this.hold);
+    // An uncork still scheduled for this turn then finds the socket uncorked: a no-op, or
+    // it sends what a later write of the same turn corked a little early.
     if (this.corked) this.uncork();
   }
 

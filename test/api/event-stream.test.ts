@@ -8,6 +8,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openEventStream } from '../../src/routes/event-stream.js';
+import { until } from '../helpers/sse.js';
 
 /** What the socket held back (corked, not yet handed to the kernel) at one moment. */
 interface Held {
@@ -95,8 +96,10 @@ describe('A streamed answer', () => {
     const { held, text } = await serve(async (stream, probe) => {
       stream.open('{"role":"assistant"}');
       // The opening's hold ends on its own after OPENING_HOLD_MS; wait for the socket.
-      while (probe().corked > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      const opened = probe();
+      const opened = await until(() => {
+        const now = probe();
+        return now.corked === 0 ? now : undefined;
+      }, 'the opening hold to end');
       stream.send('first');
       return { opened, afterFirst: probe() };
     });
