@@ -44,6 +44,18 @@ export interface DirectRunner {
     read: BoundQuery,
     then: (rows: readonly unknown[]) => readonly BoundQuery[],
   ): Promise<readonly unknown[]> | undefined;
+  /** `runBatched` on this database, or undefined where it has no batches. */
+  batched?(
+    key: string,
+    input: unknown,
+    run: (inputs: readonly unknown[], statements: BatchStatements) => readonly unknown[],
+  ): Promise<unknown> | undefined;
+}
+
+/** What a batch runs its statements with: synchronously, inside the batch's transaction. */
+export interface BatchStatements {
+  all(query: BoundQuery): readonly unknown[];
+  run(query: BoundQuery): void;
 }
 
 const directRunners = new WeakMap<object, DirectRunner>();
@@ -159,6 +171,32 @@ export async function runAtomically<R>(
     }
     return rows;
   });
+}
+
+/**
+ * Joins `input` to the batch of `key` that the database commits next, and answers with
+ * what `run` gave for it. `run` gets the inputs of every caller that joined that batch, in
+ * the order they came, and must return one output for each, in that order. Like `then` of
+ * `runAtomically`, it is synchronous and runs in one transaction with its statements: no
+ * other writer gets in between, in this process or another. If it throws, every caller of
+ * the batch gets the error and none of its statements counts.
+ *
+ * Undefined where the database has no batches (PostgreSQL; SQLite inside a transaction a
+ * Kysely caller holds): the caller then does its work on its own.
+ */
+export function runBatched<I, O>(
+  db: Kysely<Database>,
+  key: string,
+  input: I,
+  run: (inputs: readonly I[], statements: BatchStatements) => readonly O[],
+): Promise<O> | undefined {
+  const batched = directRunners.get(db)?.batched;
+  if (batched === undefined) return undefined;
+  return batched(
+    key,
+    input,
+    run as (inputs: readonly unknown[], statements: BatchStatements) => readonly unknown[],
+  ) as Promise<O> | undefined;
 }
 
 /** Runs `steps` one after the other on `executor` (a transaction, to commit them with it). */

@@ -16,17 +16,25 @@
  * statement, which writes it only when the month's upsert admitted the request: still one
  * statement, one round trip. Elsewhere (SQLite) the day is a second statement in the
  * reservation's read-modify-write, which the direct runner commits in the same group.
+ *
+ * On SQLite the reservations of one key and month that arrive while a group is open are
+ * one batch (`runBatched`): the row is read once, each reservation is decided in the order
+ * it came exactly as the conditional upsert would decide it, and the row, each day touched
+ * and the events of watched counts are written once, in the group's transaction. Fifty
+ * concurrent requests of one key cost three statements instead of two hundred.
  */
 import { type Kysely, sql } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
 import {
   type AlongsideRead,
+  type BatchStatements,
   type BoundQuery,
   type Param,
   type PreparedQuery,
   type PreparedQueryOptions,
   prepareQuery,
   runAtomically,
+  runBatched,
   type WriteStep,
 } from '../prepared-query.js';
 import type { Database } from '../schema.js';
@@ -332,6 +340,81 @@ export function createUsageRepository(
     return undefined;
   }
 
+  /** The month's row as a batch leaves it. */
+  const setRowQuery = prepareQuery<
+    KeyMonth & { used: number; minute: number; minuteUsed: number },
+    unknown
+  >((p) =>
+    db
+      .insertInto('usage')
+      .values({
+        key_id: p<string>('keyId'),
+        month: p<string>('month'),
+        used: p<number>('used'),
+        minute: p<number>('minute'),
+        minute_used: p<number>('minuteUsed'),
+      })
+      .onConflict((oc) =>
+        oc.columns(['key_id', 'month']).doUpdateSet((eb) => ({
+          used: eb.ref('excluded.used'),
+          minute: eb.ref('excluded.minute'),
+          minute_used: eb.ref('excluded.minute_used'),
+        })),
+      ),
+  );
+  /** A day's requests admitted by one batch. */
+  const dayAddQuery = prepareQuery<KeyDay & { count: number }, unknown>((p) =>
+    db
+      .insertInto('usage_days')
+      .values({ key_id: p<string>('keyId'), day: p<string>('day'), used: p<number>('count') })
+      .onConflict((oc) =>
+        oc
+          .columns(['key_id', 'day'])
+          .doUpdateSet((eb) => ({ used: eb('usage_days.used', '+', eb.ref('excluded.used')) })),
+      ),
+  );
+
+  /**
+   * The reservations of one key and month, in the order they came, against the row as the
+   * batch's transaction finds it: each is refused or counted as the conditional upsert
+   * would (the month first, then the minute; a new minute starts its count afresh).
+   */
+  function reserveBatch(
+    requests: readonly ReserveRequest[],
+    statements: BatchStatements,
+  ): ReserveOutcome[] {
+    const [first] = requests;
+    if (first === undefined) return [];
+    const { keyId, month } = first;
+    const found = statements.all(rowQuery.bind({ keyId, month }))[0] as
+      | { used: number; minute: number; minute_used: number }
+      | undefined;
+    const current = {
+      keyId,
+      month,
+      used: found ? Number(found.used) : 0,
+      minute: found ? Number(found.minute) : 0,
+      minuteUsed: found ? Number(found.minute_used) : 0,
+    };
+    const days = new Map<string, number>();
+    const recorded: BoundQuery[] = [];
+    const outcomes = requests.map((request): ReserveOutcome => {
+      const refused = refusal(request, current);
+      if (refused) return refused;
+      current.minuteUsed = (current.minute === request.minute ? current.minuteUsed : 0) + 1;
+      current.minute = request.minute;
+      current.used += 1;
+      days.set(request.day, (days.get(request.day) ?? 0) + 1);
+      if (request.watch.includes(current.used)) recorded.push(...request.record(current.used));
+      return { admitted: true, used: current.used, minuteUsed: current.minuteUsed };
+    });
+    if (days.size === 0) return outcomes;
+    statements.run(setRowQuery.bind(current));
+    for (const [day, count] of days) statements.run(dayAddQuery.bind({ keyId, day, count }));
+    for (const step of recorded) statements.run(step);
+    return outcomes;
+  }
+
   /** An admitted reservation's counts, with the carried read's row when it carried one. */
   const admitted = (rows: readonly (CountsRow | CarryingRow)[]): ReserveOutcome | undefined => {
     const first = rows[0];
@@ -356,6 +439,10 @@ export function createUsageRepository(
         watchB: watch[1] ?? UNWATCHED,
       };
       if (limit < 1) return refusal(request, await row(keyId, month)) as ReserveOutcome;
+      if (!features.writingCtes) {
+        const batched = runBatched(db, `${keyId}\0${month}`, request, reserveBatch);
+        if (batched !== undefined) return batched;
+      }
       // A first request inserts the row with 1 unconditionally: only the atomic path may
       // insert a watched 1.
       if (!watch.includes(1)) {
