@@ -65,9 +65,9 @@ export type { ProblemDetail };
 
 /**
  * Where a streamed turn's pieces go. `start` is called once, when every decision before
- * the core has passed (the quota is reserved), just before the core is asked: the front
- * door writes its 200 and headers then. `delta` follows for each piece of the reply. The
- * turn's decision comes at the end as for any turn.
+ * the core has passed (the quota is reserved), just after the core was asked and before
+ * any piece of its reply: the front door writes its 200 and headers then. `delta` follows
+ * for each piece of the reply. The turn's decision comes at the end as for any turn.
  */
 export interface TurnStream {
   start(quota: QuotaState, stamp: TurnStamp): void;
@@ -255,13 +255,17 @@ export function createTakeTurn(
       instructions: request.instructions,
       sampling: request.sampling,
     };
-    input.stream?.start(reservation.state, stamp);
-    const result = await runCore(
+    const running = runCore(
       core,
       coreRequest,
       { client: signal, stopping, timeoutMs: config.coreTimeoutMs },
       input.stream?.delta,
     );
+    // The stream starts once the core has been asked (an upstream's request is on its way
+    // while the front door builds its head): runCore passes deltas on only after an await,
+    // so none comes before this.
+    input.stream?.start(reservation.state, stamp);
+    const result = await running;
     if (!result.ok) {
       if (result.code === 'client_closed') return failed({ kind: 'client_closed' });
       return failed({ kind: 'failed', code: result.code, cause: result.cause });
