@@ -1,14 +1,14 @@
 /**
  * @module storage/repositories/usage-repository
  * Counters keyed by (key id, month): the month's requests, and those of the row's current
- * clock minute. `reserve` is one atomic conditional upsert of that one row that checks and
- * counts both limits, so they hold under any concurrency, in one process or many, and a
- * request refused by either consumes neither.
+ * clock minute. `reserve` checks and counts both limits on that one row in one atomic step
+ * (a conditional upsert; on SQLite a batch, see below), so they hold under any concurrency,
+ * in one process or many, and a request refused by either consumes neither.
  *
  * A reservation that reaches a watched count (80 % and 100 % of the month, for events) is
  * committed together with the writes that record it: those few run as a read-modify-write
- * (`runAtomically`); every other reservation is the single statement (on SQLite followed by
- * its day's statement in the same job, see below).
+ * (`runAtomically`); every other reservation is the single statement (on SQLite, outside a
+ * batch, followed by its day's statement in the same job, see below).
  *
  * An admitted reservation also counts its day (`usage_days`), and a refund gives the day
  * back, in the same transaction, so the days of a month add up to its count. Where the
