@@ -440,7 +440,7 @@ export function createUsageRepository(
       };
       if (limit < 1) return refusal(request, await row(keyId, month)) as ReserveOutcome;
       if (!features.writingCtes) {
-        const batched = runBatched(db, `${keyId}\0${month}`, request, reserveBatch);
+        const batched = runBatched(db, `reserve\0${keyId}\0${month}`, request, reserveBatch);
         if (batched !== undefined) return batched;
       }
       // A first request inserts the row with 1 unconditionally: only the atomic path may
