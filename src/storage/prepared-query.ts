@@ -176,11 +176,12 @@ export async function runAtomically<R>(
 /**
  * Joins `input` to the batch of `key` that the database commits next, and answers with
  * what `run` gave for it. `key` names what the batch does and to which rows (e.g.
- * `reserve\0<key id>\0<month>`): every caller with the same key passes the same `run`. `run` gets the inputs of every caller that joined that batch, in
- * the order they came, and must return one output for each, in that order. Like `then` of
- * `runAtomically`, it is synchronous and runs in one transaction with its statements: no
- * other writer gets in between, in this process or another. If it throws, every caller of
- * the batch gets the error and none of its statements counts.
+ * `reserve\0<key id>\0<month>`): every caller with the same key passes the same `run`.
+ * `run` gets the inputs of every caller that joined that batch, in the order they came, and
+ * must return one output for each, in that order. Like `then` of `runAtomically`, it is
+ * synchronous and runs in one transaction with its statements: no other writer gets in
+ * between, in this process or another. If it throws, every caller of the batch gets the
+ * error and none of its statements counts.
  *
  * Undefined where the database has no batches (PostgreSQL; SQLite inside a transaction a
  * Kysely caller holds): the caller then does its work on its own.
