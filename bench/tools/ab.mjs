@@ -17,6 +17,13 @@
  * tree's node_modules (a symlink), so it must not need a dependency this tree lacks. Each
  * side runs with its own bench/run.mjs, writing to a temp dir; the table compares the
  * closed-loop req/s and server CPU per request of every scenario, round by round.
+ *
+ * On a noisy machine one pair of rounds can differ by a third with nothing changed (an A/A
+ * run, `--baseline HEAD`, shows how much). `--control <scenario id>` names a scenario whose
+ * code is the same on both sides (e.g. `portkey` or `fastify`; it must be in `--only`):
+ * each scenario's req/s is then also divided by the control's of the same side and round,
+ * and the medians table gives the change of that quotient, which the machine's speed in
+ * that round cancels out of.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,12 +42,14 @@ const { values, positionals } = parseArgs({
     // Each value is one argument (repeatable): `--after-args="--node-args=A B"` passes two
     // Node options in one bench argument.
     'after-args': { type: 'string', multiple: true, default: [] },
+    // A scenario that is the same on both sides, to divide the others by (see above).
+    control: { type: 'string' },
   },
   allowPositionals: true,
 });
 if (!values.baseline) {
   process.stderr.write(
-    'usage: node bench/tools/ab.mjs --baseline <git-ref> [--rounds N] [-- bench options]\n',
+    'usage: node bench/tools/ab.mjs --baseline <git-ref> [--rounds N] [--control <scenario>] [-- bench options]\n',
   );
   process.exit(2);
 }
@@ -121,6 +130,7 @@ function cpuOf(closed) {
 }
 
 function table(results, sides) {
+  const control = values.control;
   const ids = [...new Set(results.map((r) => r.id))];
   const lines = [
     `Baseline ${baselineCommit} vs the working tree, ${rounds} alternating rounds; bench options: ${positionals.join(' ') || '(defaults)'}${values['after-args'].length > 0 ? `; working tree only: ${values['after-args'].join(' ')}` : ''}${process.env.NODE_OPTIONS ? `; NODE_OPTIONS=${process.env.NODE_OPTIONS}` : ''}`,
@@ -147,18 +157,36 @@ function table(results, sides) {
     const cpuA = median(pairs.map(([a]) => a.cpuMsPerReq));
     const cpuB = median(pairs.map(([, b]) => b.cpuMsPerReq));
     const otherRatio = median(pairs.map(([a, b]) => b.otherMsPerReq / a.otherMsPerReq));
+    const controlled = control === undefined ? '' : ` ${againstControl(pairs)} |`;
     medians.push(
-      `| \`${id}\` | ${ratio.toFixed(2)} | ${cpuA.toFixed(3)} | ${cpuB.toFixed(3)} | ${cpuRatio.toFixed(2)} | ${otherRatio.toFixed(2)} |`,
+      `| \`${id}\` | ${ratio.toFixed(2)} | ${cpuA.toFixed(3)} | ${cpuB.toFixed(3)} | ${cpuRatio.toFixed(2)} | ${otherRatio.toFixed(2)} |${controlled}`,
     );
   }
   lines.push(
     '',
     'Medians over the rounds (× is after / before, per round, then the median):',
     '',
-    '| scenario | req/s × | CPU ms/req before | CPU ms/req after | CPU × | other CPU × |',
-    '|---|---:|---:|---:|---:|---:|',
+    `| scenario | req/s × | CPU ms/req before | CPU ms/req after | CPU × | other CPU × |${control === undefined ? '' : ` req/s ÷ \`${control}\`'s, before → after (×) |`}`,
+    `|---|---:|---:|---:|---:|---:|${control === undefined ? '' : '---:|'}`,
     ...medians,
   );
+
+  /** Medians of the scenario's req/s over the control's of the same side and round. */
+  function againstControl(pairs) {
+    const quotients = [];
+    for (const [a, b] of pairs) {
+      const of = (side, row) =>
+        results.find((r) => r.id === control && r.round === row.round && r.side === side.name);
+      const ca = of(sides[0], a);
+      const cb = of(sides[1], b);
+      if (ca && cb) quotients.push([a.rps / ca.rps, b.rps / cb.rps]);
+    }
+    if (quotients.length === 0) return `(no \`${control}\` rows)`;
+    const before = median(quotients.map(([qa]) => qa));
+    const after = median(quotients.map(([, qb]) => qb));
+    const change = median(quotients.map(([qa, qb]) => qb / qa));
+    return `${before.toFixed(2)} → ${after.toFixed(2)} (× ${change.toFixed(2)})`;
+  }
   return `${lines.join('\n')}\n`;
 }
 
