@@ -40,6 +40,7 @@ function postgresTarget(database: TestDatabase): CrashTarget {
       const client = new pg.Client({ connectionString: database.env.PLAUDER_DATABASE_URL });
       await client.connect();
       try {
+        await backendsGone(client);
         await client.query('create extension if not exists amcheck');
         const indexes = await client.query<{ name: string }>(
           `select c.relname as name from pg_index i
@@ -71,6 +72,27 @@ function postgresTarget(database: TestDatabase): CrashTarget {
       }
     },
   };
+}
+
+/**
+ * Waits until no other session is connected to the test database. A server killed with
+ * SIGKILL leaves its PostgreSQL backends behind: a statement it had sent still runs to its
+ * end (and, outside a transaction, commits) before the backend sees the closed socket and
+ * exits. Read before that, the count could still grow after the inspection.
+ */
+async function backendsGone(client: pg.Client): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { rows } = await client.query<{ others: number }>(
+      `select count(*)::int as others from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid()`,
+    );
+    if (rows[0]?.others === 0) return;
+    if (Date.now() > deadline) {
+      throw new Error(`${rows[0]?.others} sessions of the killed server still connected`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 describe(`crash safety (${TEST_DIALECT})`, () => {
