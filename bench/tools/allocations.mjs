@@ -112,8 +112,12 @@ async function send(target, count) {
   agent.destroy();
 }
 
-async function until(file) {
-  while (!fs.existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 50));
+/** Waits for the probe to write `file`; fails if the server has exited meanwhile. */
+async function until(file, server) {
+  while (!fs.existsSync(file)) {
+    if (!server.running()) throw new Error(`the server exited:\n${server.stderrTail()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Sums the profile's samples: all, by function, by innermost plauder frame. */
@@ -159,10 +163,10 @@ for (let round = 1; round <= Number(args.rounds); round++) {
     try {
       await send(target, Number(args.warmup));
       process.kill(target.server.pid, 'SIGUSR2');
-      await until(`${out}.started`);
+      await until(`${out}.started`, target.server);
       await send(target, requests);
       process.kill(target.server.pid, 'SIGUSR2');
-      await until(out);
+      await until(out, target.server);
       // The profile is written in one call; wait until it parses.
       let profile;
       while (profile === undefined) {
