@@ -434,6 +434,15 @@ const OPENAI_BODY = JSON.stringify({
   messages: [{ role: 'user', content: MESSAGE }],
 });
 
+/** The settings of a plauder server whose `openai` core asks the bench upstream `upstream`. */
+export function openAiCoreEnv(upstream) {
+  return {
+    PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
+    PLAUDER_OPENAI_MODEL: 'bench',
+    PLAUDER_OPENAI_API_KEY: 'sk-bench',
+  };
+}
+
 export async function startUpstream(ctx) {
   const port = await freePort();
   return startServer({
@@ -489,11 +498,7 @@ async function startPlauderOpenAi(ctx, { smallHeap = false } = {}) {
     sessions: 0,
     core: 'openai',
     nodeArgs: [...profileArgs(ctx), ...(smallHeap ? SMALL_HEAP : plauderNodeArgs(ctx))],
-    env: {
-      PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
-      PLAUDER_OPENAI_MODEL: 'bench',
-      PLAUDER_OPENAI_API_KEY: 'sk-bench',
-    },
+    env: openAiCoreEnv(upstream),
   });
   const body = JSON.stringify({ message: MESSAGE });
   const target = { url: server.url, path: '/api/chat', headers, bodyFor: () => body };

@@ -29,6 +29,7 @@ import { percentile } from '../lib/load.mjs';
 import {
   cleanEnv,
   ensurePortkey,
+  openAiCoreEnv,
   PORTKEY_VERSION,
   scriptContext,
   startPlauder,
@@ -187,11 +188,7 @@ async function startPlauderOnUpstream() {
     keys: 1,
     sessions: 0,
     core: 'openai',
-    env: {
-      PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
-      PLAUDER_OPENAI_MODEL: 'bench',
-      PLAUDER_OPENAI_API_KEY: 'sk-bench',
-    },
+    env: openAiCoreEnv(upstream),
   });
   return { ...plauder, pids: [plauder.server.pid, upstream.pid] };
 }

@@ -26,7 +26,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { installCleanup } from '../lib/children.mjs';
 import { MESSAGE } from '../lib/conversation.mjs';
-import { scriptContext, shippedNodeArgs, startPlauder, startUpstream } from '../lib/scenarios.mjs';
+import {
+  openAiCoreEnv,
+  scriptContext,
+  shippedNodeArgs,
+  startPlauder,
+  startUpstream,
+} from '../lib/scenarios.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values: args, positionals } = parseArgs({
@@ -62,11 +68,7 @@ async function start(root, out) {
   const env = { BENCH_ALLOCATIONS_OUT: out };
   if (args.core === 'openai') {
     const upstream = await startUpstream(ctx);
-    Object.assign(env, {
-      PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
-      PLAUDER_OPENAI_MODEL: 'bench',
-      PLAUDER_OPENAI_API_KEY: 'sk-bench',
-    });
+    Object.assign(env, openAiCoreEnv(upstream));
   }
   const { server, seed, headers } = await startPlauder(ctx, {
     keys: 1,

@@ -31,7 +31,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { installCleanup } from '../lib/children.mjs';
 import { MESSAGE } from '../lib/conversation.mjs';
-import { scriptContext, shippedNodeArgs, startPlauder, startUpstream } from '../lib/scenarios.mjs';
+import {
+  openAiCoreEnv,
+  scriptContext,
+  shippedNodeArgs,
+  startPlauder,
+  startUpstream,
+} from '../lib/scenarios.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: args } = parseArgs({
@@ -61,11 +67,7 @@ const gcEvents = args.attribute
 const env = gcEvents ? { BENCH_GC_OUT: gcEvents } : {};
 if (args.core === 'openai') {
   const upstream = await startUpstream(ctx);
-  Object.assign(env, {
-    PLAUDER_OPENAI_BASE_URL: `${upstream.url}/v1`,
-    PLAUDER_OPENAI_MODEL: 'bench',
-    PLAUDER_OPENAI_API_KEY: 'sk-bench',
-  });
+  Object.assign(env, openAiCoreEnv(upstream));
 }
 const nodeArgs = ctx.opts.nodeArgs ?? shippedNodeArgs(root);
 const sessions = Number(args.sessions);
