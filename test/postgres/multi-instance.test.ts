@@ -1,8 +1,8 @@
 /**
  * Four `plauder serve` processes sharing one PostgreSQL database, as behind a load
  * balancer: the quota is exact across them, key changes made through the CLI hold on
- * every instance at its next request, and a PostgreSQL restart under load neither
- * crashes them nor charges a request that got no reply.
+ * every instance within a second (announced, usually at once), and a PostgreSQL restart
+ * under load neither crashes them nor charges a request that got no reply.
  */
 import { sql } from 'kysely';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -132,47 +132,85 @@ describe('four instances on one PostgreSQL database', () => {
 
   it('honour a revocation, a rotation and a plan change made through the CLI on every instance within a second', async () => {
     const { owner, instances, env } = await sharedCluster();
+    const ask = (instance: ServerProcess, key: string, path = '/api/chat') =>
+      chat(instance, key, { message: 'Hallo' }, path);
     const everyInstance = (key: string, path = '/api/chat') =>
-      Promise.all(instances.map((instance) => chat(instance, key, { message: 'Hallo' }, path)));
+      Promise.all(instances.map((instance) => ask(instance, key, path)));
     const statuses = (results: { status: number }[]) => results.map((r) => r.status);
+    /**
+     * Milliseconds until every instance answers as `holds` wants, each asked again until it
+     * does (the contract: a change holds on every instance within one second where key
+     * lookups are cached; the announcement usually makes it milliseconds).
+     */
+    const untilEvery = async (
+      key: string,
+      holds: (answer: Awaited<ReturnType<typeof chat>>) => boolean,
+      path = '/api/chat',
+    ) => {
+      const started = performance.now();
+      const each = await Promise.all(
+        instances.map(async (instance) => {
+          while (!holds(await ask(instance, key, path))) {
+            askedAgain++;
+            if (performance.now() - started > 2000) return Number.POSITIVE_INFINITY;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+          return performance.now() - started;
+        }),
+      );
+      return Math.max(...each);
+    };
+    const seen: Record<string, number> = {};
+    /** Answers that still showed a change's old state (each instance is then asked again). */
+    let askedAgain = 0;
 
     // Rotation: the old secret is refused everywhere, the new one works everywhere.
     const rotating = await owner.createKey();
     expect(statuses(await everyInstance(rotating.key))).toEqual([200, 200, 200, 200]);
     const rotated = await runCli(['keys', 'rotate', rotating.id, '--json'], env);
     expect(rotated.code).toBe(0);
-    let started = Date.now();
-    expect(statuses(await everyInstance(rotating.key))).toEqual([401, 401, 401, 401]);
+    seen.rotation = await untilEvery(rotating.key, (r) => r.status === 401);
+    expect(seen.rotation).toBeLessThan(1000);
     const newKey = JSON.parse(rotated.stdout).key as string;
+    // A secret no instance has looked up before is read at once.
     expect(statuses(await everyInstance(newKey))).toEqual([200, 200, 200, 200]);
-    expect(Date.now() - started).toBeLessThan(1000);
 
     // Deactivation: the soft error plan_inactive everywhere; activation restores it.
     expect((await runCli(['keys', 'deactivate', rotating.id], env)).code).toBe(0);
-    const inactive = await everyInstance(newKey, '/api/chat-en');
-    expect(inactive.map((r) => r.json.error?.code)).toEqual(Array(INSTANCES).fill('plan_inactive'));
-    expect((await runCli(['keys', 'activate', rotating.id], env)).code).toBe(0);
-    expect(statuses(await everyInstance(newKey))).toEqual([200, 200, 200, 200]);
-
-    // Plan change: every instance reports the new limit at its next request.
-    expect((await runCli(['keys', 'set-plan', rotating.id, 'plus'], env)).code).toBe(0);
-    const limits = await everyInstance(newKey);
-    expect(limits.map((r) => r.headers.get('x-ratelimit-limit'))).toEqual(
-      Array(INSTANCES).fill('5000'),
+    seen.deactivation = await untilEvery(
+      newKey,
+      (r) => r.status === 200 && r.json.error?.code === 'plan_inactive',
+      '/api/chat-en',
     );
+    expect(seen.deactivation).toBeLessThan(1000);
+    expect((await runCli(['keys', 'activate', rotating.id], env)).code).toBe(0);
+    seen.activation = await untilEvery(
+      newKey,
+      (r) => r.status === 200 && typeof r.json.reply === 'string' && !r.json.error,
+    );
+    expect(seen.activation).toBeLessThan(1000);
+
+    // Plan change: every instance reports the new limit.
+    expect((await runCli(['keys', 'set-plan', rotating.id, 'plus'], env)).code).toBe(0);
+    seen.planChange = await untilEvery(
+      newKey,
+      (r) => r.status === 200 && !r.json.error && r.headers.get('x-ratelimit-limit') === '5000',
+    );
+    expect(seen.planChange).toBeLessThan(1000);
 
     // Revocation: measured from the moment the CLI has finished.
     const revoking = await owner.createKey();
     expect(statuses(await everyInstance(revoking.key))).toEqual([200, 200, 200, 200]);
     expect((await runCli(['keys', 'revoke', revoking.id], env)).code).toBe(0);
-    started = Date.now();
-    const refused = await everyInstance(revoking.key);
-    const elapsed = Date.now() - started;
-    expect(statuses(refused)).toEqual([401, 401, 401, 401]);
-    expect(refused.every((r) => r.json.error.code === 'invalid_api_key')).toBe(true);
-    expect(elapsed).toBeLessThan(1000);
+    seen.revocation = await untilEvery(
+      revoking.key,
+      (r) => r.status === 401 && r.json.error?.code === 'invalid_api_key',
+    );
+    expect(seen.revocation).toBeLessThan(1000);
     console.log(
-      `[multi-instance] revocation refused by all ${INSTANCES} instances ${elapsed} ms after the CLI exited`,
+      `[multi-instance] after the CLI exited, the slowest of ${INSTANCES} instances saw each change after (ms): ${JSON.stringify(
+        Object.fromEntries(Object.entries(seen).map(([what, ms]) => [what, Math.round(ms)])),
+      )}; answers that still showed the old state: ${askedAgain} of ${5 * INSTANCES + askedAgain}`,
     );
   });
 
