@@ -125,14 +125,20 @@ const until = async (check: () => Promise<boolean>, withinMs: number) => {
 };
 
 describe(`cached keys on ${TEST_DIALECT}`, () => {
-  it('see a revocation made by another process (the CLI) at the next request', async () => {
+  it('see a revocation made by another process (the CLI) within a second, announced at once', async () => {
     server = await startTestServer();
     const { id, key } = await server.createKey();
     for (let i = 0; i < 3; i++)
       expect((await chat(server, key, { message: 'Hallo' })).status).toBe(200);
     expect((await runCli(['keys', 'revoke', id], server.env)).code).toBe(0);
-    const refused = await chat(server, key, { message: 'Hallo' });
-    expect(refused.status).toBe(401);
+    // On PostgreSQL the change's notification reaches the server on a connection of its
+    // own, which a request can overtake on a busy machine: asked again until it is refused.
+    const ms = await until(
+      async () => (await chat(server as TestServer, key, { message: 'Hallo' })).status === 401,
+      1500,
+    );
+    console.log(`[key cache] a revocation through the CLI was seen after ${Math.round(ms)} ms`);
+    expect(ms).toBeLessThan(1000);
   });
 
   it('see a change made behind plauder’s back (plain SQL on another connection) within a second', async () => {
