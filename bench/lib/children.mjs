@@ -178,17 +178,23 @@ export function memoryOf(pid) {
 }
 
 let clockTicks;
-/** User + system CPU seconds of a process, all threads. */
-export function cpuSecondsOf(pid) {
+/** User and system CPU seconds of a process, all threads (NaN each once it is gone). */
+export function cpuTimesOf(pid) {
   clockTicks ??= readClockTicks();
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+    return { user: Number(fields[11]) / clockTicks, system: Number(fields[12]) / clockTicks };
   } catch {
-    return Number.NaN;
+    return { user: Number.NaN, system: Number.NaN };
   }
+}
+
+/** User + system CPU seconds of a process, all threads. */
+export function cpuSecondsOf(pid) {
+  const { user, system } = cpuTimesOf(pid);
+  return user + system;
 }
 
 function readClockTicks() {

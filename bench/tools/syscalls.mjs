@@ -12,12 +12,11 @@
  *
  * Needs `perf` with the `syscalls:` tracepoints (Debian's linux-perf, run as root).
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { installCleanup } from '../lib/children.mjs';
+import { cpuTimesOf, installCleanup } from '../lib/children.mjs';
 import { closedLoop } from '../lib/load.mjs';
 import { SCENARIOS, scriptContext } from '../lib/scenarios.mjs';
 
@@ -65,15 +64,6 @@ for (const id of ids) {
 }
 installCleanup();
 
-const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** User and system CPU seconds of a process, all threads (/proc/<pid>/stat). */
-function userSystem(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]) / TICKS, system: Number(fields[12]) / TICKS };
-}
-
 /** perf's CSV lines (value,unit,event,…) → { event: value }. */
 function parsePerf(text) {
   const counts = {};
@@ -96,12 +86,12 @@ async function measure(id) {
     let report = '';
     perf.stderr.on('data', (chunk) => (report += chunk));
     const exited = new Promise((resolve) => perf.once('close', resolve));
-    const before = userSystem(pid);
+    const before = cpuTimesOf(pid);
     const load = await closedLoop(started.target, {
       connections: 50,
       durationS: Number(args.seconds),
     });
-    const after = userSystem(pid);
+    const after = cpuTimesOf(pid);
     perf.kill('SIGINT');
     await exited;
     const requests = Object.values(load.statusCounts).reduce((a, b) => a + b, 0);
