@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { type PrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres.js';
 import { runCli, type ServerProcess, startServerProcess } from '../helpers/processes.js';
+import { until } from '../helpers/sse.js';
 import {
   createTestDatabase,
   POSTGRES_ADMIN_URL,
@@ -140,7 +141,8 @@ describe('four instances on one PostgreSQL database', () => {
     /**
      * Milliseconds until every instance answers as `holds` wants, each asked again until it
      * does (the contract: a change holds on every instance within one second where key
-     * lookups are cached; the announcement usually makes it milliseconds).
+     * lookups are cached; the announcement usually makes it milliseconds). Each instance is
+     * asked again every 15 ms.
      */
     const untilEvery = async (
       key: string,
@@ -149,14 +151,17 @@ describe('four instances on one PostgreSQL database', () => {
     ) => {
       const started = performance.now();
       const each = await Promise.all(
-        instances.map(async (instance) => {
-          while (!holds(await ask(instance, key, path))) {
-            askedAgain++;
-            if (performance.now() - started > 2000) return Number.POSITIVE_INFINITY;
-            await new Promise((resolve) => setTimeout(resolve, 10));
-          }
-          return performance.now() - started;
-        }),
+        instances.map((instance, n) =>
+          until(
+            async () => {
+              if (holds(await ask(instance, key, path))) return performance.now() - started;
+              askedAgain++;
+              return undefined;
+            },
+            `instance ${n} to show the change`,
+            2000,
+          ),
+        ),
       );
       return Math.max(...each);
     };
