@@ -4,6 +4,10 @@
  * working tree, alternating A B B A A B ... in one run, so both see the same machine and
  * neither always runs first.
  *
+ * With `--rates` in the bench options, the scenarios with an open loop (e.g.
+ * `plauder-session`) run it in every round too, and a second table compares its latency
+ * percentiles, rate by rate.
+ *
  *   node bench/tools/ab.mjs --baseline <git-ref> [--rounds 3] [-- <bench/run.mjs options>]
  *   node bench/tools/ab.mjs --baseline HEAD~1 -- --only plauder-openai --duration 5 --rates 500
  *
@@ -86,6 +90,7 @@ try {
     { name: 'working tree', dir: root },
   ];
   const results = [];
+  const openResults = [];
   for (let round = 1; round <= rounds; round++) {
     // A B, then B A, ...: whichever side runs second in a round gains or loses the same in
     // every other round (an A/A run in one order showed the second side 6-16 % cheaper).
@@ -112,10 +117,14 @@ try {
       if (!fs.existsSync(file)) continue;
       for (const row of JSON.parse(fs.readFileSync(file, 'utf8')).rows ?? []) {
         if (row.closed) results.push({ round, side: side.name, id: row.id, ...cpuOf(row.closed) });
+        for (const open of row.open ?? []) {
+          openResults.push({ round, side: side.name, id: row.id, ...open });
+        }
       }
     }
   }
   process.stdout.write(table(results, sides));
+  if (openResults.length > 0) process.stdout.write(openTable(openResults, sides));
 } finally {
   cleanUp();
 }
@@ -187,6 +196,52 @@ function table(results, sides) {
     const change = median(quotients.map(([qa, qb]) => qb / qa));
     return `${before.toFixed(2)} → ${after.toFixed(2)} (× ${change.toFixed(2)})`;
   }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The open loop's latency (ms from each request's scheduled time), before and after. */
+function openTable(results, sides) {
+  const keys = [...new Set(results.map((r) => `${r.id} ${r.rate}`))];
+  const fields = ['p50Ms', 'p99Ms', 'p999Ms', 'maxMs'];
+  const lines = [
+    '',
+    'Open loop (latency from the scheduled send time; ms, before / after):',
+    '',
+    '| scenario | offered/s | round | p50 | p99 | p99.9 | max | dropped before / after |',
+    '|---|---:|---:|---|---|---|---|---|',
+  ];
+  const medians = [];
+  for (const key of keys) {
+    const [id, rate] = key.split(' ');
+    const pairs = [];
+    for (let round = 1; round <= rounds; round++) {
+      const [a, b] = sides.map((s) =>
+        results.find(
+          (r) => r.id === id && String(r.rate) === rate && r.round === round && r.side === s.name,
+        ),
+      );
+      if (!a || !b) continue;
+      pairs.push([a, b]);
+      const cells = fields.map((f) => `${a[f].toFixed(2)} / ${b[f].toFixed(2)}`);
+      const dropped = `${a.dropped + a.unanswered} / ${b.dropped + b.unanswered}`;
+      lines.push(`| \`${id}\` | ${rate} | ${round} | ${cells.join(' | ')} | ${dropped} |`);
+    }
+    if (pairs.length === 0) continue;
+    const cells = fields.map((f) => {
+      const before = median(pairs.map(([a]) => a[f]));
+      const after = median(pairs.map(([, b]) => b[f]));
+      return `${before.toFixed(2)} / ${after.toFixed(2)}`;
+    });
+    medians.push(`| \`${id}\` | ${rate} | ${cells.join(' | ')} |`);
+  }
+  lines.push(
+    '',
+    'Medians over the rounds:',
+    '',
+    '| scenario | offered/s | p50 | p99 | p99.9 | max |',
+    '|---|---:|---|---|---|---|',
+    ...medians,
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -17,6 +17,7 @@ import type {
   SessionsRepository,
 } from '../storage/repositories/sessions-repository.js';
 import { afterElements, jsonArrayBytes, type TurnSealer } from './turn-sealer.js';
+import { createWindowCache } from './window-cache.js';
 
 export interface StoredSessionTurn extends Turn {
   readonly createdAt: string;
@@ -143,7 +144,9 @@ export function createSessionService(
   options: SessionOptions,
 ): SessionService {
   const legacyBinding = (keyId: string, hash: string, seq: number) => `${keyId}\0${hash}\0${seq}`;
-  const windows = createWindowCache(options.cachedWindowChars ?? DEFAULT_CACHED_WINDOW_CHARS);
+  const windows = createWindowCache<SessionState>(
+    options.cachedWindowChars ?? DEFAULT_CACHED_WINDOW_CHARS,
+  );
 
   async function load(keyId: string, hash: string, nowMs: number): Promise<SessionState> {
     return loadFrom(keyId, hash, windows.get(keyId, hash), nowMs);
@@ -406,97 +409,6 @@ export function createSessionService(
       const swept = await sessions.sweep(nowMs - options.ttlMs);
       if (swept > 0) windows.clear();
       return swept;
-    },
-  };
-}
-
-/** Lookups after which the cache judges its share of hits again. */
-const HIT_RATIO_LOOKUPS = 1024;
-/** A full cache with a smaller share of hits than this is thrashing (see `offer`). */
-const THRASHING_HIT_RATIO = 0.25;
-/** While the cache thrashes, one window in this many read from the database enters it. */
-const THRASHING_ADMITS_ONE_IN = 16;
-
-/**
- * Decrypted windows of recently used sessions, by key id and session hash, each with the
- * row's count and beginning it was read or written at; the least recently used go first
- * when their text together exceeds `budget` characters.
- *
- * With many more sessions in use than it holds, a cache that took every window read from
- * the database would evict each before its session's next turn: no hits, and every window
- * kept just long enough for the garbage collector to move it to the old generation (with
- * 10 000 sessions, a third more CPU per turn than no cache; bench/README.md). So when it is
- * full and fewer than a quarter of its lookups hit, it takes only one such window in 16;
- * those stay long enough to be used again, and a working set that fits gets in as before.
- */
-export function createWindowCache(budget: number) {
-  const states = new Map<string, { state: SessionState; size: number }>();
-  let total = 0;
-  let lookups = 0;
-  let hits = 0;
-  let thrashing = false;
-  let declined = 0;
-  const id = (keyId: string, hash: string) => `${keyId}\0${hash}`;
-  const sizeOf = (state: SessionState) => {
-    let size = 0;
-    for (const [message, reply] of state.entries) size += message.length + reply.length;
-    return size;
-  };
-  const drop = (key: string) => {
-    const held = states.get(key);
-    if (held === undefined) return;
-    states.delete(key);
-    total -= held.size;
-  };
-  const set = (keyId: string, state: SessionState, size = sizeOf(state)): void => {
-    const key = id(keyId, state.hash);
-    drop(key);
-    if (size > budget) return;
-    for (const oldest of states.keys()) {
-      if (total + size <= budget) break;
-      drop(oldest);
-    }
-    states.set(key, { state, size });
-    total += size;
-  };
-  return {
-    get(keyId: string, hash: string): SessionState | undefined {
-      const key = id(keyId, hash);
-      const held = states.get(key);
-      lookups++;
-      if (held !== undefined) hits++;
-      if (lookups === HIT_RATIO_LOOKUPS) {
-        thrashing = hits < lookups * THRASHING_HIT_RATIO;
-        lookups = 0;
-        hits = 0;
-      }
-      if (held === undefined) return undefined;
-      states.delete(key);
-      states.set(key, held);
-      return held.state;
-    },
-    set,
-    /**
-     * A window read from the database: kept when there is room, or while the cache is not
-     * thrashing; else one in `THRASHING_ADMITS_ONE_IN`. True when it was kept.
-     */
-    offer(keyId: string, state: SessionState): boolean {
-      const size = sizeOf(state);
-      if (total + size > budget && thrashing && ++declined % THRASHING_ADMITS_ONE_IN !== 0) {
-        return false;
-      }
-      set(keyId, state, size);
-      return states.has(id(keyId, state.hash));
-    },
-    has(keyId: string, hash: string): boolean {
-      return states.has(id(keyId, hash));
-    },
-    forget(keyId: string, hash: string): void {
-      drop(id(keyId, hash));
-    },
-    clear(): void {
-      states.clear();
-      total = 0;
     },
   };
 }

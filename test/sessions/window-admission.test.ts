@@ -1,11 +1,12 @@
 /**
- * The window cache's admission (session-service.ts, `createWindowCache`): with many more
+ * The window cache's admission (window-cache.ts, `createWindowCache`): with many more
  * sessions in use than it holds it would evict every window before its next turn, so a full
  * cache that rarely hits takes only one window in 16 read from the database; a working set
  * that fits is kept whole, also after a phase of thrashing.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createWindowCache } from '../../src/sessions/session-service.js';
+import { createWindowCache } from '../../src/sessions/window-cache.js';
 
 const KEY = 'key_test';
 /** Each window: one turn of 50 + 50 characters. */
@@ -85,3 +86,82 @@ describe('the window cache', () => {
     expect(cache.get(KEY, 'big')).toBeUndefined();
   });
 });
+
+/** The same rules kept the plain way, for comparison: an array, least recently used first. */
+function referenceCache(budget: number) {
+  let held: { key: string; chars: number; version: number }[] = [];
+  const size = () => held.reduce((sum, entry) => sum + entry.chars, 0);
+  return {
+    get(key: string) {
+      const entry = held.find((e) => e.key === key);
+      if (entry) held = [...held.filter((e) => e !== entry), entry];
+      return entry?.version;
+    },
+    set(key: string, chars: number, version: number) {
+      held = held.filter((e) => e.key !== key);
+      if (chars > budget) return;
+      while (held.length > 0 && size() + chars > budget) held = held.slice(1);
+      held.push({ key, chars, version });
+    },
+    forget(key: string) {
+      held = held.filter((e) => e.key !== key);
+    },
+    keys: () => held.map((e) => e.key),
+  };
+}
+
+describe('the window cache as the order of use', () => {
+  it('keeps exactly the windows a plain least-recently-used list of the same budget keeps', () => {
+    const operation = fc.oneof(
+      fc.record({ op: fc.constant('get' as const), session: fc.nat(7) }),
+      fc.record({
+        op: fc.constant('set' as const),
+        session: fc.nat(7),
+        chars: fc.integer({ min: 1, max: 60 }),
+      }),
+      fc.record({ op: fc.constant('forget' as const), session: fc.nat(7) }),
+    );
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 200 }), (operations) => {
+        const budget = 100;
+        const cache = createWindowCache<ReturnType<typeof sized>>(budget);
+        const reference = referenceCache(budget);
+        operations.forEach((step, version) => {
+          const hash = `s${step.session}`;
+          if (step.op === 'get') {
+            expect(cache.get(KEY, hash)?.version).toBe(reference.get(hash));
+          } else if (step.op === 'set') {
+            cache.set(KEY, sized(hash, step.chars, version));
+            reference.set(hash, step.chars, version);
+          } else {
+            cache.forget(KEY, hash);
+            reference.forget(hash);
+          }
+        });
+        // Every session the reference keeps is kept with its latest window, and no other.
+        for (let session = 0; session < 8; session++) {
+          const hash = `s${session}`;
+          expect(cache.has(KEY, hash)).toBe(reference.keys().includes(hash));
+        }
+        for (const hash of reference.keys()) {
+          expect(cache.get(KEY, hash)?.version).toBe(reference.get(hash));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is empty after clear, and takes windows again', () => {
+    const cache = createWindowCache(HOLDS * WINDOW_CHARS);
+    turns(cache, 5, 1);
+    cache.clear();
+    for (let s = 0; s < 5; s++) expect(cache.has(KEY, `s${s}`)).toBe(false);
+    expect(turns(cache, HOLDS, 2)).toEqual({ hits: HOLDS, offered: HOLDS, kept: HOLDS });
+  });
+});
+
+/** A window of `chars` characters, told apart by `version`. */
+function sized(hash: string, chars: number, version: number) {
+  const entry: [string, string, 'de', number] = ['m'.repeat(chars), '', 'de', version];
+  return { hash, version, entries: [entry] };
+}
