@@ -11,6 +11,12 @@
  * On Node 20.20 (V8 11.3) the spread followed by another member, the getter in an object
  * literal and the AbortSignal promote megabytes per scavenge; see bench/README.md,
  * "Garbage the request path leaves", and test/house/object-literals.test.ts.
+ *
+ * The two `Map` patterns keep what they make for 100 iterations, as the window cache keeps a
+ * session's window until its next turn: one replaces the window in the session's slot, the
+ * other deletes the session's entry and sets a new one. Deleting and setting entries of a
+ * long-lived `Map` promotes what its entries held (bench/README.md, "Windows replaced in
+ * place"; src/sessions/window-cache.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -30,9 +36,25 @@ const PATTERNS = {
   'class with a getter': () => new WithGetter(),
   'new AbortController().signal': () => new AbortController().signal,
   'plain cancel object': () => new Cancel(),
+  'Map: the window replaced in its slot': () => {
+    const slot = WINDOWS.get(`s${turn++ % SESSIONS}`);
+    slot.window = { turn, turns: [SOURCE, EXTRA] };
+    return slot;
+  },
+  'Map: the entry deleted and set again': () => {
+    const key = `s${turn++ % SESSIONS}`;
+    WINDOWS.delete(key);
+    const slot = { window: { turn, turns: [SOURCE, EXTRA] } };
+    WINDOWS.set(key, slot);
+    return slot;
+  },
 };
 const SOURCE = { id: 'key_1', name: 'bench', plan: 'bench', active: true };
 const EXTRA = { limit: 1, minuteLimit: undefined };
+/** A long-lived Map of 100 sessions' windows, as the window cache holds them. */
+const SESSIONS = 100;
+const WINDOWS = new Map(Array.from({ length: SESSIONS }, (_, i) => [`s${i}`, { window: {} }]));
+let turn = 0;
 class WithGetter {
   id = SOURCE.id;
   get limit() {
@@ -48,6 +70,9 @@ const [, , child] = process.argv;
 if (child !== undefined) {
   // In the child: allocate and drop, yielding to the event loop now and then.
   const make = PATTERNS[child];
+  // A long-lived Map is in the old generation, and so is its table: a few collections first.
+  if (child.startsWith('Map')) await age();
+  process.stderr.write(`measured from ${Math.round(performance.now())} ms\n`);
   let kept = 0;
   for (let i = 0; i < 1_500_000; i++) {
     const object = make();
@@ -57,19 +82,34 @@ if (child !== undefined) {
   process.exit(kept);
 }
 
+/** Keeps garbage alive across several scavenges, so that what exists now is promoted. */
+async function age() {
+  for (let round = 0; round < 4; round++) {
+    const held = [];
+    for (let i = 0; i < 300_000; i++) held.push({ i });
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 const self = fileURLToPath(import.meta.url);
 process.stdout.write(
   `Node ${process.version}\n\n| pattern | scavenges | mean pause ms | promoted KB per scavenge |\n|---|---:|---:|---:|\n`,
 );
 for (const name of Object.keys(PATTERNS)) {
   const run = spawnSync(process.execPath, ['--trace-gc-nvp', self, name], { encoding: 'utf8' });
+  // Scavenges from the pattern's own loop on, after five of warm-up.
+  const from = Number(/measured from (\d+) ms/.exec(run.stderr)?.[1] ?? 0);
   const lines = run.stdout
     .split('\n')
-    .filter((line) => line.includes(' gc=s '))
+    .filter((line) => line.includes(' gc=s ') && Number(/(\d+) ms: /.exec(line)?.[1]) >= from)
     .slice(5);
   const field = (line, key) => Number(new RegExp(`\\b${key}=([0-9.]+)`).exec(line)?.[1] ?? 0);
-  const mean = (key) => lines.reduce((sum, line) => sum + field(line, key), 0) / lines.length;
+  // No scavenge after the warm-up: the loop's objects never filled the young generation.
+  const mean = (key, digits) =>
+    lines.length === 0
+      ? '–'
+      : (lines.reduce((sum, line) => sum + field(line, key), 0) / lines.length).toFixed(digits);
   process.stdout.write(
-    `| \`${name}\` | ${lines.length} | ${mean('pause').toFixed(2)} | ${(mean('promoted') / 1024).toFixed(0)} |\n`,
+    `| \`${name}\` | ${lines.length} | ${mean('pause', 2)} | ${lines.length === 0 ? '–' : (Number(mean('promoted', 0)) / 1024).toFixed(0)} |\n`,
   );
 }
