@@ -264,8 +264,11 @@ export function createSessionService(
   function lockedEntries(keyId: string, opened: SessionState, row: SessionRow, nowMs: number) {
     if (row.lastActiveAt < nowMs - options.ttlMs) return [];
     // Nobody wrote the session since it was opened (the usual case): the window read then
-    // is the window now, and need not be decrypted again.
-    if (row.turnCount === opened.turnCount) return opened.entries;
+    // is the window now, and need not be decrypted again. A session deleted and begun again
+    // to the same count since has another beginning: its window is read from the row.
+    if (row.turnCount === opened.turnCount && row.createdAt === opened.createdAt) {
+      return opened.entries;
+    }
     if (row.sealedWindow === null) {
       // Stored before the window existed: its turns were read when the session was opened
       // (they never change; the first write after migration 002 replaces them).
@@ -330,7 +333,13 @@ export function createSessionService(
       const count = opened.turnCount + 1;
       const binding = windowBinding(keyId, opened.hash, count);
       const { sealed, stored } = sealEntries(entries, binding, !stale);
-      const change = { expectedCount: opened.turnCount, sealed, now: nowMs, activeSince };
+      const change = {
+        expectedCount: opened.turnCount,
+        expectedCreatedAt: opened.createdAt,
+        sealed,
+        now: nowMs,
+        activeSince,
+      };
       if (await sessions.replaceWindow(keyId, opened.hash, change)) {
         const createdAt = stale ? nowMs : opened.createdAt;
         remember({ turnCount: count, createdAt, lastActiveAt: nowMs }, entries, stored);

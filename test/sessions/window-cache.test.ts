@@ -89,6 +89,36 @@ describe('the in-memory windows of two instances of one database', () => {
   });
 });
 
+describe('a turn that opened a session before it was deleted', () => {
+  it('is stored after the new conversation, and brings back none of the deleted turns', async () => {
+    const { repository } = await storeWithKey();
+    const sealer = createTurnSealer(randomBytes(32));
+    const options = { window: 20, ttlMs: 60_000 };
+    const sessions = createSessionService(repository, sealer, options);
+    const turn = (message: string) => ({ message, reply: `re ${message}`, language: 'de' as const });
+    await (await sessions.open('key_1', 's', 1000)).record(turn('deleted'), 1000);
+    // A slow turn opens the session now (its core sees the turn about to be deleted)…
+    const slow = await sessions.open('key_1', 's', 2000);
+    expect(slow.history.map((t) => t.message)).toEqual(['deleted']);
+    // …the holder deletes it, and a new conversation under the same id reaches the same count…
+    expect(await sessions.delete('key_1', 's', 3000)).toBe(true);
+    await (await sessions.open('key_1', 's', 4000)).record(turn('new'), 4000);
+    // …before the slow turn's reply is stored.
+    await slow.record(turn('slow'), 5000);
+
+    expect((await sessions.read('key_1', 's', 6000))?.map((t) => t.message)).toEqual([
+      'new',
+      'slow',
+    ]);
+    // What is on disk, read by an instance without this one's memory of the session.
+    const other = createSessionService(repository, sealer, options);
+    expect((await other.read('key_1', 's', 6000))?.map((t) => t.message)).toEqual([
+      'new',
+      'slow',
+    ]);
+  });
+});
+
 /** A store with one key, its sessions repository, and one that counts the windows it reads. */
 async function storeWithKey() {
   const database = await createTestDatabase();

@@ -54,6 +54,11 @@ export interface TurnAppend {
 
 export interface WindowChange {
   readonly expectedCount: number;
+  /**
+   * When the conversation began, as the turn read it: a session deleted and begun again
+   * since has another beginning, and its window is not the one the turn read.
+   */
+  readonly expectedCreatedAt: number;
   /** The window after this turn, sealed for count `expectedCount + 1`. */
   readonly sealed: Buffer;
   readonly now: number;
@@ -180,7 +185,13 @@ export function createSessionsRepository(
     sessionLock,
   );
   const replaceIfUnchangedQuery = prepareQuery<
-    SessionRef & { expected: number; sealed: StoredSealed; now: number; activeSince: number },
+    SessionRef & {
+      expected: number;
+      expectedCreatedAt: number;
+      sealed: StoredSealed;
+      now: number;
+      activeSince: number;
+    },
     unknown
   >(
     (p) =>
@@ -190,6 +201,7 @@ export function createSessionsRepository(
         .where('key_id', '=', p<string>('keyId'))
         .where('session_hash', '=', p<string>('hash'))
         .where('turn_count', '=', p<number>('expected'))
+        .where('created_at', '=', p<number>('expectedCreatedAt'))
         // A session stored before migration 002 has its turns elsewhere: appendTurn moves them.
         .where('sealed_window', 'is not', null),
     sessionLock,
@@ -287,6 +299,7 @@ export function createSessionsRepository(
           ? await insertFirstQuery(db, ref)
           : await replaceIfUnchangedQuery(db, {
               expected: change.expectedCount,
+              expectedCreatedAt: change.expectedCreatedAt,
               activeSince: change.activeSince,
               ...ref,
             });
