@@ -95,7 +95,11 @@ describe('a turn that opened a session before it was deleted', () => {
     const sealer = createTurnSealer(randomBytes(32));
     const options = { window: 20, ttlMs: 60_000 };
     const sessions = createSessionService(repository, sealer, options);
-    const turn = (message: string) => ({ message, reply: `re ${message}`, language: 'de' as const });
+    const turn = (message: string) => ({
+      message,
+      reply: `re ${message}`,
+      language: 'de' as const,
+    });
     await (await sessions.open('key_1', 's', 1000)).record(turn('deleted'), 1000);
     // A slow turn opens the session now (its core sees the turn about to be deleted)…
     const slow = await sessions.open('key_1', 's', 2000);
@@ -112,10 +116,7 @@ describe('a turn that opened a session before it was deleted', () => {
     ]);
     // What is on disk, read by an instance without this one's memory of the session.
     const other = createSessionService(repository, sealer, options);
-    expect((await other.read('key_1', 's', 6000))?.map((t) => t.message)).toEqual([
-      'new',
-      'slow',
-    ]);
+    expect((await other.read('key_1', 's', 6000))?.map((t) => t.message)).toEqual(['new', 'slow']);
   });
 });
 
