@@ -104,12 +104,11 @@ for (const name of Object.keys(PATTERNS)) {
     .filter((line) => line.includes(' gc=s ') && Number(/(\d+) ms: /.exec(line)?.[1]) >= from)
     .slice(5);
   const field = (line, key) => Number(new RegExp(`\\b${key}=([0-9.]+)`).exec(line)?.[1] ?? 0);
+  const mean = (key) => lines.reduce((sum, line) => sum + field(line, key), 0) / lines.length;
   // No scavenge after the warm-up: the loop's objects never filled the young generation.
-  const mean = (key, digits) =>
+  const cells =
     lines.length === 0
-      ? '–'
-      : (lines.reduce((sum, line) => sum + field(line, key), 0) / lines.length).toFixed(digits);
-  process.stdout.write(
-    `| \`${name}\` | ${lines.length} | ${mean('pause', 2)} | ${lines.length === 0 ? '–' : (Number(mean('promoted', 0)) / 1024).toFixed(0)} |\n`,
-  );
+      ? ['–', '–']
+      : [mean('pause').toFixed(2), (mean('promoted') / 1024).toFixed(0)];
+  process.stdout.write(`| \`${name}\` | ${lines.length} | ${cells.join(' | ')} |\n`);
 }

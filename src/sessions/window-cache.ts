@@ -89,6 +89,12 @@ export function createWindowCache<S extends CachedWindow>(budget: number): Windo
     else oldest = slot;
     newest = slot;
   };
+  /** Makes `slot` the most recently used. */
+  const touch = (slot: Slot<S>) => {
+    if (slot === newest) return;
+    unlink(slot);
+    linkNewest(slot);
+  };
   const remove = (slot: Slot<S>) => {
     unlink(slot);
     slots.delete(slot.key);
@@ -105,10 +111,7 @@ export function createWindowCache<S extends CachedWindow>(budget: number): Windo
       total += size - slot.size;
       slot.state = state;
       slot.size = size;
-      if (slot !== newest) {
-        unlink(slot);
-        linkNewest(slot);
-      }
+      touch(slot);
     } else {
       slot = { key, state, size, newer: undefined, older: undefined };
       slots.set(key, slot);
@@ -130,10 +133,7 @@ export function createWindowCache<S extends CachedWindow>(budget: number): Windo
         hits = 0;
       }
       if (slot === undefined) return undefined;
-      if (slot !== newest) {
-        unlink(slot);
-        linkNewest(slot);
-      }
+      touch(slot);
       return slot.state;
     },
     set: (keyId, state) => set(keyId, state),
