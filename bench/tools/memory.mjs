@@ -11,8 +11,9 @@
  *
  * Prints, per scenario and round: VmHWM (what the bench reports as peak RSS); the RSS at the
  * end of the load; at the highest RSS the probe saw, V8's young and other spaces, what V8
- * had taken with malloc (mostly the optimizing compiler's zones), malloc's arenas, the
- * mapped files and the rest; and the highest V8 malloc of the run with the RSS at that time.
+ * had taken with malloc itself (`malloced_memory`: its compilers' zones, the string table),
+ * malloc's arenas, the mapped files and the rest; and the highest V8 malloc of the run with
+ * the RSS at that time.
  * Scenarios run one after the other; with several rounds, in reverse order every other round.
  */
 import fs from 'node:fs';
@@ -109,7 +110,7 @@ const labels = [
   '… mapped files (node, libraries)',
   '… V8 young generation',
   '… V8 old generation, code, large objects',
-  '… V8 malloc (compiler zones), within the arenas',
+  "… V8's own malloc (malloced_memory), within the arenas",
   '… malloc arenas (main and threads)',
   '… other anonymous memory (V8 heap, stacks)',
   'highest V8 malloc of the run',
