@@ -2,11 +2,14 @@
 /**
  * What undici's first requests cost in memory, alone: V8's malloc'd memory (`malloced_memory`,
  * and its high-water mark `peak_malloced_memory`) and the RSS of this process, every 50 ms,
- * around the first request of an HTTP client to a local server, then 2 s at 50 concurrent
- * requests. undici parses HTTP with llhttp compiled to WebAssembly, which V8 compiles lazily,
- * on first use; node:http's client uses the same parser built into Node.
+ * around the first request of an HTTP client to a local server, then `--seconds` at 50
+ * concurrent requests. undici parses HTTP with llhttp compiled to WebAssembly, which V8
+ * compiles lazily, on first use; node:http's client uses the same parser built into Node.
  *
- *   node bench/tools/undici-parser.mjs [--client undici|node] [--no-first]
+ *   node bench/tools/undici-parser.mjs [--client undici|node] [--no-first] [--seconds 2]
+ *
+ * Also prints the CPU time of this process (client and the same server) per request of the
+ * concurrent part: the server's share is the same for either client.
  *
  * `--no-first`: no lone first request and pause, the concurrent requests at once.
  * Run it under Node options to see what they change, e.g. `node --no-liftoff …` (the parser
@@ -21,6 +24,7 @@ const { values: args } = parseArgs({
   options: {
     client: { type: 'string', default: 'undici' },
     'no-first': { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '2' },
   },
 });
 
@@ -54,7 +58,8 @@ if (!args['no-first']) {
   sample('600 ms later');
 }
 let answered = 0;
-const end = performance.now() + 2000;
+const cpu0 = process.cpuUsage();
+const end = performance.now() + Number(args.seconds) * 1000;
 await Promise.all(
   Array.from({ length: 50 }, async () => {
     while (performance.now() < end) {
@@ -63,12 +68,17 @@ await Promise.all(
     }
   }),
 );
+const cpu = process.cpuUsage(cpu0);
+const cpuPerRequest = (cpu.user + cpu.system) / answered;
 sample(`${answered} requests at concurrency 50 answered`);
 clearInterval(timer);
 server.close();
 
 console.log(
   `client: ${args.client}; Node ${process.version}; options: ${process.execArgv.join(' ') || 'none'}`,
+);
+console.log(
+  `at concurrency 50: ${answered} requests in ${args.seconds} s, ${cpuPerRequest.toFixed(1)} µs of this process's CPU per request (client and server)`,
 );
 console.log('| ms | V8 malloced MB | its peak MB | RSS MB | |');
 console.log('|---:|---:|---:|---:|---|');
