@@ -48,9 +48,9 @@ function kindOf(head, lines, i) {
   if (name.startsWith('/')) return 'mapped files';
   if (name !== '') return name;
   const start = Number.parseInt(from, 16);
-  const next = /^([0-9a-f]+)-([0-9a-f]+) ---p /.exec(
-    lines.slice(i + 1).find((l) => /^[0-9a-f]+-/.test(l)) ?? '',
-  );
+  let j = i + 1;
+  while (j < lines.length && !/^[0-9a-f]+-/.test(lines[j])) j++;
+  const next = /^([0-9a-f]+)-([0-9a-f]+) ---p /.exec(lines[j] ?? '');
   if (start % ARENA_BYTES === 0 && next && Number.parseInt(next[2], 16) - start === ARENA_BYTES) {
     return 'malloc, thread arenas';
   }

@@ -3,8 +3,9 @@
  * What a server's resident memory is made of at its highest, and when that was. Each
  * scenario of the bench (`--only`, ids as in `run.mjs --list`) starts with
  * `memory-probe.mjs` loaded (`--import` through NODE_OPTIONS) and is loaded by the closed
- * loop (50 connections) for `--seconds`, with no warm-up: the start of a load is when V8
- * compiles the hot code, and the bench's peak RSS (VmHWM) counts that moment too.
+ * loop (50 connections) for `--seconds`, with no warm-up: the bench's peak RSS column
+ * (VmHWM) counts the start too (for the proxy path, V8 compiling undici's HTTP parser after
+ * the first upstream request: `undici-parser.mjs`).
  *
  *   npm run build && node bench/tools/memory.mjs [--only proxy-floor,plauder-openai]
  *     [--seconds 10] [--rounds 1]
@@ -58,8 +59,9 @@ async function measure(id) {
   let result;
   try {
     result = await closedLoop(target, { connections: 50, durationS: Number(args.seconds) });
-    result.endRssMb = memoryOf(main.pid).rssKb / 1024;
-    result.hwmMb = memoryOf(main.pid).hwmKb / 1024;
+    const { rssKb, hwmKb } = memoryOf(main.pid);
+    result.endRssMb = rssKb / 1024;
+    result.hwmMb = hwmKb / 1024;
   } finally {
     for (const server of [...new Set([...servers, ...owned.reverse()])]) await server.stop();
   }
@@ -77,7 +79,7 @@ for (let round = 1; round <= Number(args.rounds); round++) {
   for (const id of round % 2 === 1 ? ids : [...ids].reverse()) {
     const m = await measure(id);
     const { highest, series } = m.probe;
-    const zonePeak = series.reduce((a, b) => (b[2] > a[2] ? b : a));
+    const mallocPeak = series.reduce((a, b) => (b[2] > a[2] ? b : a));
     const spaces = highest.spacesMb;
     const young = (spaces.new_space ?? 0) + (spaces.new_large_object_space ?? 0);
     const resident = highest.residentMb;
@@ -95,7 +97,7 @@ for (let round = 1; round <= Number(args.rounds); round++) {
         f(highest.v8MallocedMb),
         f(arenas),
         f(resident['anonymous (V8 heap, stacks, other)']),
-        `${f(zonePeak[2])} at ${zonePeak[0].toFixed(1)} s (RSS ${f(zonePeak[1])})`,
+        `${f(mallocPeak[2])} at ${mallocPeak[0].toFixed(1)} s (RSS ${f(mallocPeak[1])})`,
       ],
     });
     console.error(`${id} round ${round}: ${Math.round(m.rps)} req/s, VmHWM ${f(m.hwmMb)} MB`);

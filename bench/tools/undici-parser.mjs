@@ -83,10 +83,10 @@ console.log(
 console.log('| ms | V8 malloced MB | its peak MB | RSS MB | |');
 console.log('|---:|---:|---:|---:|---|');
 let shown = -1;
-for (const s of samples) {
+for (const [i, s] of samples.entries()) {
   // Every sample while the malloc'd memory is above 2 MB, else one in ten, and the labelled.
-  if (s.label || s.malloced > 2 || samples.indexOf(s) - shown >= 10) {
-    shown = samples.indexOf(s);
+  if (s.label || s.malloced > 2 || i - shown >= 10) {
+    shown = i;
     console.log(
       `| ${s.ms} | ${s.malloced.toFixed(1)} | ${s.peak.toFixed(1)} | ${s.rss.toFixed(0)} | ${s.label} |`,
     );
