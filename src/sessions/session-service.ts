@@ -281,14 +281,26 @@ export function createSessionService(
     return isWindow(value) ? value : [];
   }
 
+  /**
+   * What a turn is stored after: the session as the turn opened it, or, when another turn of
+   * this process has stored the session since (concurrent turns of one session), the window
+   * that turn left in the cache. The write still checks the row's count and beginning, so a
+   * window the cache holds wrongly only costs the locked way; the turn's core saw `opened`.
+   */
+  function latest(keyId: string, opened: SessionState): SessionState {
+    const cached = windows.peek(keyId, opened.hash);
+    return cached !== undefined && cached.turnCount > opened.turnCount ? cached : opened;
+  }
+
   async function append(
     keyId: string,
-    opened: SessionState,
+    openedByTurn: SessionState,
     turn: Turn,
     nowMs: number,
     together: readonly WriteStep[] = [],
   ) {
     if (options.window === 0) return false;
+    const opened = latest(keyId, openedByTurn);
     const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
     /**
      * Seals `entries`: from the window's bytes when `entries` are the opened window and this

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import type { CoreRequest } from '../../src/core/core-adapter.js';
 import { createSessionService } from '../../src/sessions/session-service.js';
-import { createTurnSealer } from '../../src/sessions/turn-sealer.js';
+import { createTurnSealer, type TurnSealer } from '../../src/sessions/turn-sealer.js';
 import { createStore } from '../../src/storage/create-database.js';
 import { createKeysRepository } from '../../src/storage/repositories/keys-repository.js';
 import {
@@ -219,6 +219,56 @@ describe('the in-memory windows of one instance', () => {
     }
     // Only the first turn read its window (there was none yet); all others found it kept.
     expect(reads.windows).toBe(1);
+  });
+
+  it('store a turn after the turns stored since it opened its session, with one seal and nothing opened again', async () => {
+    const { repository } = await storeWithKey();
+    const sealer = createTurnSealer(randomBytes(32));
+    const calls = { locked: 0, opened: 0, sealed: 0 };
+    const counting: SessionsRepository = {
+      ...repository,
+      appendTurn: (...args) => {
+        calls.locked++;
+        return repository.appendTurn(...args);
+      },
+    };
+    const countingSealer: TurnSealer = {
+      ...sealer,
+      openJson: (...args) => {
+        calls.opened++;
+        return sealer.openJson(...args);
+      },
+      openJsonBytes: (...args) => {
+        calls.opened++;
+        return sealer.openJsonBytes(...args);
+      },
+      sealJsonBytes: (...args) => {
+        calls.sealed++;
+        return sealer.sealJsonBytes(...args);
+      },
+    };
+    const options = { window: 20, ttlMs: 60_000 };
+    const sessions = createSessionService(counting, countingSealer, options);
+    const turnOf = (text: string) => ({
+      message: text,
+      reply: `re ${text}`,
+      language: 'de' as const,
+    });
+    await (await sessions.open('key_1', 'p', 1000)).record(turnOf('first'), 1000);
+    // Three turns open the session at once: each core sees the first turn only…
+    const opened = await Promise.all([1, 2, 3].map(() => sessions.open('key_1', 'p', 2000)));
+    for (const turn of opened) expect(turn.history).toEqual([turnOf('first')]);
+    calls.locked = 0;
+    calls.opened = 0;
+    calls.sealed = 0;
+    // …and their replies are stored one after another, each after those before it.
+    for (const [i, turn] of opened.entries()) await turn.record(turnOf(`p${i}`), 3000 + i);
+    expect(calls).toEqual({ locked: 0, opened: 0, sealed: 3 });
+    // What is on disk, read by an instance without this one's memory of the session.
+    const other = createSessionService(repository, sealer, { ...options, cachedWindowChars: 0 });
+    expect((await other.open('key_1', 'p', 5000)).history).toEqual(
+      ['first', 'p0', 'p1', 'p2'].map(turnOf),
+    );
   });
 
   it('store a window read from the database with its oldest turns cut from the bytes read, as sealing it whole would', async () => {
