@@ -6,10 +6,12 @@
  * on SQLite, with plauder's own session service and sealer: no HTTP, core or quota. 100
  * sessions with full 20-turn windows; each round opens the next session `--turns` times at
  * once, then stores each turn. `--turns 1` is the control (no turn finds the session
- * changed). Run it on two checkouts one after the other, alternating, to compare them
- * (bench/README.md, "Concurrent turns of one session").
+ * changed). With `--together` the replies are handed over at once, none waiting for the
+ * write of another (as when they arrive in one turn of the event loop). Run it on two
+ * checkouts one after the other, alternating, to compare them (bench/README.md, "Concurrent
+ * turns of one session").
  *
- *   node bench/tools/concurrent-turns.mjs <checkout> [--turns 3] [--rounds 2000]
+ *   node bench/tools/concurrent-turns.mjs <checkout> [--turns 3] [--rounds 2000] [--together]
  *
  * `<checkout>` is a built tree (its dist/): this one, or an earlier commit checked out with
  * `git worktree add` (and node_modules linked). Prints the CPU µs per turn (opening it and
@@ -25,6 +27,7 @@ const { values, positionals } = parseArgs({
   options: {
     turns: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '2000' },
+    together: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -80,14 +83,19 @@ try {
     const opened = await Promise.all(
       Array.from({ length: turns }, () => sessions.open(key.id, id, now)),
     );
-    for (const session of opened) await session.record(turnOf(r), ++now);
+    if (values.together) {
+      await Promise.all(opened.map((session) => session.record(turnOf(r), ++now)));
+    } else {
+      for (const session of opened) await session.record(turnOf(r), ++now);
+    }
   };
   for (let r = 0; r < 300; r++) await round(r);
   const start = process.cpuUsage();
   for (let r = 0; r < rounds; r++) await round(r);
   const used = process.cpuUsage(start);
   const perTurn = (used.user + used.system) / (rounds * turns);
-  console.log(`${root}: ${turns} turn(s) at once, ${perTurn.toFixed(1)} µs CPU per turn`);
+  const stored = values.together ? 'stored together' : 'stored one after another';
+  console.log(`${root}: ${turns} turn(s) at once, ${stored}, ${perTurn.toFixed(1)} µs CPU per turn`);
 } finally {
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });

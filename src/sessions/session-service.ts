@@ -16,6 +16,7 @@ import type {
   SessionRow,
   SessionsRepository,
 } from '../storage/repositories/sessions-repository.js';
+import type { StoredSealed } from '../storage/sealed-column.js';
 import { afterElements, jsonArrayBytes, type TurnSealer } from './turn-sealer.js';
 import { createWindowCache } from './window-cache.js';
 
@@ -147,6 +148,7 @@ export function createSessionService(
   const windows = createWindowCache<SessionState>(
     options.cachedWindowChars ?? DEFAULT_CACHED_WINDOW_CHARS,
   );
+  const sealedHere = createRecentSeals();
 
   async function load(keyId: string, hash: string, nowMs: number): Promise<SessionState> {
     return loadFrom(keyId, hash, windows.get(keyId, hash), nowMs);
@@ -260,25 +262,38 @@ export function createSessionService(
     return [bytes.subarray(start, bytes.length - 1), encode(entry)];
   }
 
-  /** The window of the session as locked for a write; synchronous, it runs under the lock. */
-  function lockedEntries(keyId: string, opened: SessionState, row: SessionRow, nowMs: number) {
-    if (row.lastActiveAt < nowMs - options.ttlMs) return [];
+  /**
+   * The window of the session as locked for a write, with its JSON bytes when they are at
+   * hand (see `StoredWindow`); synchronous, it runs under the lock.
+   */
+  function lockedWindow(
+    keyId: string,
+    opened: SessionState,
+    row: SessionRow,
+    nowMs: number,
+  ): { entries: WindowEntry[]; stored: StoredWindow | undefined } {
+    if (row.lastActiveAt < nowMs - options.ttlMs) return { entries: [], stored: undefined };
     // Nobody wrote the session since it was opened (the usual case): the window read then
     // is the window now, and need not be decrypted again. A session deleted and begun again
     // to the same count since has another beginning: its window is read from the row.
     if (row.turnCount === opened.turnCount && row.createdAt === opened.createdAt) {
-      return opened.entries;
+      return { entries: opened.entries, stored: opened.legacy ? undefined : opened.stored };
     }
     if (row.sealedWindow === null) {
       // Stored before the window existed: its turns were read when the session was opened
       // (they never change; the first write after migration 002 replaces them).
-      return row.turnCount > 0 && opened.legacy ? opened.entries : [];
+      const entries = row.turnCount > 0 && opened.legacy ? opened.entries : [];
+      return { entries, stored: undefined };
     }
+    // Written by a turn of this process since (concurrent turns of one session): the row
+    // holds the very bytes that turn sealed, so it holds the window that turn sealed.
+    const written = sealedHere.find(keyId, opened.hash, row);
+    if (written !== undefined) return { entries: written.entries, stored: written.stored };
     const value = sealer.openJson(
       row.sealedWindow,
       windowBinding(keyId, opened.hash, row.turnCount),
     );
-    return isWindow(value) ? value : [];
+    return { entries: isWindow(value) ? value : [], stored: undefined };
   }
 
   /**
@@ -303,22 +318,21 @@ export function createSessionService(
     const opened = latest(keyId, openedByTurn);
     const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
     /**
-     * Seals `entries`: from the window's bytes when `entries` are the opened window and this
-     * turn (`afterOpened`) and those bytes are kept, else the window encoded whole. Returns
-     * the JSON it sealed too, for the next turn.
+     * Seals `entries`, this turn after the window `before`: from its bytes when they are
+     * kept, else the window encoded whole. Returns the JSON it sealed too, for the next turn,
+     * and notes what it sealed for the turns of this session still to be written.
      */
     const sealEntries = (
       entries: WindowEntry[],
-      binding: string,
-      afterOpened: boolean,
+      count: number,
+      before: StoredWindow | undefined,
     ): { sealed: Buffer; stored: StoredWindow } => {
-      const pieces =
-        afterOpened && opened.stored !== undefined ? afterStored(opened.stored, entry) : undefined;
+      const pieces = before === undefined ? undefined : afterStored(before, entry);
       const json = pieces === undefined ? encodeWhole(entries) : jsonArrayBytes(pieces);
-      return {
-        sealed: sealer.sealJsonBytes(json, binding),
-        stored: { bytes: json, count: entries.length },
-      };
+      const sealed = sealer.sealJsonBytes(json, windowBinding(keyId, opened.hash, count));
+      const stored = { bytes: json, count: entries.length };
+      sealedHere.note(keyId, opened.hash, { count, sealed, entries, stored });
+      return { sealed, stored };
     };
     const activeSince = nowMs - options.ttlMs;
     const remember = (head: SessionHead, entries: WindowEntry[], stored: StoredWindow) => {
@@ -338,13 +352,17 @@ export function createSessionService(
 
     // Usually nobody wrote the session since it was opened: its window is the one read
     // then, and one statement stores the next without taking a lock. Turns that must
-    // commit with other writes, and sessions from before the window, take the locked way.
-    if (together.length === 0 && !opened.legacy) {
+    // commit with other writes, sessions from before the window, and turns of a session
+    // that another turn of this process is writing beyond it take the locked way.
+    if (
+      together.length === 0 &&
+      !opened.legacy &&
+      !sealedHere.beyond(keyId, opened.hash, opened.turnCount)
+    ) {
       const stale = opened.turnCount === 0 || opened.lastActiveAt < activeSince;
       const entries = [...(stale ? [] : opened.entries), entry].slice(-options.window);
       const count = opened.turnCount + 1;
-      const binding = windowBinding(keyId, opened.hash, count);
-      const { sealed, stored } = sealEntries(entries, binding, !stale);
+      const { sealed, stored } = sealEntries(entries, count, stale ? undefined : opened.stored);
       const change = {
         expectedCount: opened.turnCount,
         expectedCreatedAt: opened.createdAt,
@@ -366,11 +384,9 @@ export function createSessionService(
       activeSince,
       with: together,
       build: (row) => {
-        const before = lockedEntries(keyId, opened, row, nowMs);
-        written = [...before, entry].slice(-options.window);
-        const binding = windowBinding(keyId, opened.hash, row.turnCount + 1);
-        const afterOpened = before === opened.entries && !opened.legacy;
-        const { sealed, stored } = sealEntries(written, binding, afterOpened);
+        const before = lockedWindow(keyId, opened, row, nowMs);
+        written = [...before.entries, entry].slice(-options.window);
+        const { sealed, stored } = sealEntries(written, row.turnCount + 1, before.stored);
         writtenStored = stored;
         return sealed;
       },
@@ -432,6 +448,67 @@ export function createSessionService(
       return swept;
     },
   };
+}
+
+/** A window this process sealed for a session's row, and what it holds. */
+interface Sealed {
+  readonly count: number;
+  readonly sealed: Buffer;
+  readonly entries: WindowEntry[];
+  readonly stored: StoredWindow;
+}
+
+/** How many sessions' last sealed windows are remembered (see `createRecentSeals`). */
+const RECENT_SEALS = 8;
+
+/**
+ * The windows this process sealed last, for a few sessions, whether or not their writes
+ * have committed yet. When several turns of one session are stored at once, each takes the
+ * locked way after the one before it (often in one transaction) and finds the row that turn
+ * wrote: it need not decrypt and parse it again if the row holds the bytes sealed here. A
+ * sealed value begins with a random IV, so equal bytes are that window; a write that rolled
+ * back left other bytes on the row, and its note is never used. Slots are replaced in
+ * place, not deleted and added (see "Windows replaced in place" in bench/README.md).
+ */
+function createRecentSeals() {
+  const slots: { keyId: string; hash: string; sealed: Sealed }[] = [];
+  let next = 0;
+  const slotOf = (keyId: string, hash: string) =>
+    slots.find((slot) => slot.hash === hash && slot.keyId === keyId);
+  return {
+    note(keyId: string, hash: string, sealed: Sealed): void {
+      const slot = slotOf(keyId, hash);
+      if (slot !== undefined) {
+        slot.sealed = sealed;
+      } else if (slots.length < RECENT_SEALS) {
+        slots.push({ keyId, hash, sealed });
+      } else {
+        slots[next] = { keyId, hash, sealed };
+        next = (next + 1) % RECENT_SEALS;
+      }
+    },
+    /** True when a window of more than `count` turns was sealed here for the session. */
+    beyond(keyId: string, hash: string, count: number): boolean {
+      const slot = slotOf(keyId, hash);
+      return slot !== undefined && slot.sealed.count > count;
+    },
+    /** The window sealed here that `row` holds, if it holds one. */
+    find(keyId: string, hash: string, row: SessionRow): Sealed | undefined {
+      const sealed = slotOf(keyId, hash)?.sealed;
+      if (sealed === undefined || sealed.count !== row.turnCount || row.sealedWindow === null) {
+        return undefined;
+      }
+      return sameSealed(row.sealedWindow, sealed.sealed) ? sealed : undefined;
+    },
+  };
+}
+
+/** Whether a column's sealed value (bytes, or their base64url text) is `sealed`. */
+function sameSealed(stored: StoredSealed, sealed: Buffer): boolean {
+  return typeof stored === 'string'
+    ? stored.length === Math.ceil((sealed.length * 4) / 3) &&
+        Buffer.from(stored, 'base64url').equals(sealed)
+    : sealed.equals(stored);
 }
 
 /** One window entry as its element of the sealed JSON array. */

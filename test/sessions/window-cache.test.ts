@@ -142,6 +142,47 @@ async function storeWithKey() {
   return { repository, counting, reads };
 }
 
+const turnOf = (text: string) => ({
+  message: text,
+  reply: `re ${text}`,
+  language: 'de' as const,
+});
+
+/** A session service over `repository` that counts its locked writes, opened windows and seals. */
+function countingSessions(repository: SessionsRepository) {
+  const sealer = createTurnSealer(randomBytes(32));
+  const calls = { locked: 0, opened: 0, sealed: 0 };
+  const counting: SessionsRepository = {
+    ...repository,
+    appendTurn: (...args) => {
+      calls.locked++;
+      return repository.appendTurn(...args);
+    },
+  };
+  const countingSealer: TurnSealer = {
+    ...sealer,
+    openJson: (...args) => {
+      calls.opened++;
+      return sealer.openJson(...args);
+    },
+    openJsonBytes: (...args) => {
+      calls.opened++;
+      return sealer.openJsonBytes(...args);
+    },
+    sealJsonBytes: (...args) => {
+      calls.sealed++;
+      return sealer.sealJsonBytes(...args);
+    },
+  };
+  const options = { window: 20, ttlMs: 60_000 };
+  return {
+    sessions: createSessionService(counting, countingSealer, options),
+    calls,
+    sealer,
+    options,
+  };
+}
+
 describe('the in-memory windows of one instance', () => {
   it('hold at most their budget of text, the least recently used going first', async () => {
     const { counting, reads } = await storeWithKey();
@@ -223,37 +264,7 @@ describe('the in-memory windows of one instance', () => {
 
   it('store a turn after the turns stored since it opened its session, with one seal and nothing opened again', async () => {
     const { repository } = await storeWithKey();
-    const sealer = createTurnSealer(randomBytes(32));
-    const calls = { locked: 0, opened: 0, sealed: 0 };
-    const counting: SessionsRepository = {
-      ...repository,
-      appendTurn: (...args) => {
-        calls.locked++;
-        return repository.appendTurn(...args);
-      },
-    };
-    const countingSealer: TurnSealer = {
-      ...sealer,
-      openJson: (...args) => {
-        calls.opened++;
-        return sealer.openJson(...args);
-      },
-      openJsonBytes: (...args) => {
-        calls.opened++;
-        return sealer.openJsonBytes(...args);
-      },
-      sealJsonBytes: (...args) => {
-        calls.sealed++;
-        return sealer.sealJsonBytes(...args);
-      },
-    };
-    const options = { window: 20, ttlMs: 60_000 };
-    const sessions = createSessionService(counting, countingSealer, options);
-    const turnOf = (text: string) => ({
-      message: text,
-      reply: `re ${text}`,
-      language: 'de' as const,
-    });
+    const { sessions, calls, sealer, options } = countingSessions(repository);
     await (await sessions.open('key_1', 'p', 1000)).record(turnOf('first'), 1000);
     // Three turns open the session at once: each core sees the first turn only…
     const opened = await Promise.all([1, 2, 3].map(() => sessions.open('key_1', 'p', 2000)));
@@ -268,6 +279,53 @@ describe('the in-memory windows of one instance', () => {
     const other = createSessionService(repository, sealer, { ...options, cachedWindowChars: 0 });
     expect((await other.open('key_1', 'p', 5000)).history).toEqual(
       ['first', 'p0', 'p1', 'p2'].map(turnOf),
+    );
+  });
+
+  it('store turns of one session handed over at once each after the other, each sealed once and nothing opened again', async () => {
+    const { repository } = await storeWithKey();
+    const { sessions, calls, sealer, options } = countingSessions(repository);
+    await (await sessions.open('key_1', 'p', 1000)).record(turnOf('first'), 1000);
+    const opened = await Promise.all([0, 1, 2, 3, 4].map(() => sessions.open('key_1', 'p', 2000)));
+    calls.locked = 0;
+    calls.opened = 0;
+    calls.sealed = 0;
+    // Five replies arrive together: none waits for another's write before asking for its own.
+    await Promise.all(opened.map((turn, i) => turn.record(turnOf(`p${i}`), 3000 + i)));
+    // One write without the lock at most (the others would find the session changed), each
+    // locked write after the turn before it, whose window is not decrypted again.
+    expect(calls.opened).toBe(0);
+    expect(calls.locked).toBeGreaterThanOrEqual(4);
+    expect(calls.sealed).toBe(calls.locked + 1);
+    const other = createSessionService(repository, sealer, { ...options, cachedWindowChars: 0 });
+    const history = (await other.open('key_1', 'p', 5000)).history;
+    expect(history[0]).toEqual(turnOf('first'));
+    expect(
+      history
+        .slice(1)
+        .map((turn) => turn.message)
+        .sort(),
+    ).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
+  });
+
+  it('never take a window sealed for a write that rolled back for what the row holds', async () => {
+    const { repository } = await storeWithKey();
+    const { sessions, calls, sealer, options } = countingSessions(repository);
+    await (await sessions.open('key_1', 'p', 1000)).record(turnOf('first'), 1000);
+    const [lost, late] = await Promise.all([1, 2].map(() => sessions.open('key_1', 'p', 2000)));
+    // A turn whose write fails with the statements it commits with: nothing of it is stored…
+    const failing = { sql: 'insert into no_such_table (id) values (1)', parameters: [] };
+    await expect(lost?.record(turnOf('lost'), 3000, [failing])).rejects.toThrow();
+    // …another instance stores the next turn, to the count the failed write had…
+    const other = createSessionService(repository, sealer, options);
+    await (await other.open('key_1', 'p', 3500)).record(turnOf('other'), 3500);
+    // …and the late turn of this instance is stored after what the row holds.
+    calls.opened = 0;
+    await late?.record(turnOf('late'), 4000);
+    expect(calls.opened).toBe(1);
+    const reader = createSessionService(repository, sealer, { ...options, cachedWindowChars: 0 });
+    expect((await reader.open('key_1', 'p', 5000)).history).toEqual(
+      ['first', 'other', 'late'].map(turnOf),
     );
   });
 
