@@ -95,7 +95,9 @@ try {
   const used = process.cpuUsage(start);
   const perTurn = (used.user + used.system) / (rounds * turns);
   const stored = values.together ? 'stored together' : 'stored one after another';
-  console.log(`${root}: ${turns} turn(s) at once, ${stored}, ${perTurn.toFixed(1)} µs CPU per turn`);
+  console.log(
+    `${root}: ${turns} turn(s) at once, ${stored}, ${perTurn.toFixed(1)} µs CPU per turn`,
+  );
 } finally {
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
