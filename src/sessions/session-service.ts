@@ -189,6 +189,7 @@ export function createSessionService(
 
   function gone(keyId: string, hash: string): SessionState {
     windows.forget(keyId, hash);
+    sealedHere.forget(keyId, hash);
     return noSession(hash);
   }
 
@@ -439,12 +440,16 @@ export function createSessionService(
     delete(keyId, sessionId, nowMs) {
       const hash = sealer.sessionHash(keyId, sessionId);
       windows.forget(keyId, hash);
+      sealedHere.forget(keyId, hash);
       return sessions.delete(keyId, hash, nowMs - options.ttlMs);
     },
 
     async sweep(nowMs) {
       const swept = await sessions.sweep(nowMs - options.ttlMs);
-      if (swept > 0) windows.clear();
+      if (swept > 0) {
+        windows.clear();
+        sealedHere.clear();
+      }
       return swept;
     },
   };
@@ -471,7 +476,7 @@ const RECENT_SEALS = 8;
  * place, not deleted and added (see "Windows replaced in place" in bench/README.md).
  */
 function createRecentSeals() {
-  const slots: { keyId: string; hash: string; sealed: Sealed }[] = [];
+  const slots: { keyId: string; hash: string; sealed: Sealed | undefined }[] = [];
   let next = 0;
   const slotOf = (keyId: string, hash: string) =>
     slots.find((slot) => slot.hash === hash && slot.keyId === keyId);
@@ -490,7 +495,7 @@ function createRecentSeals() {
     /** True when a window of more than `count` turns was sealed here for the session. */
     beyond(keyId: string, hash: string, count: number): boolean {
       const slot = slotOf(keyId, hash);
-      return slot !== undefined && slot.sealed.count > count;
+      return slot?.sealed !== undefined && slot.sealed.count > count;
     },
     /** The window sealed here that `row` holds, if it holds one. */
     find(keyId: string, hash: string, row: SessionRow): Sealed | undefined {
@@ -499,6 +504,14 @@ function createRecentSeals() {
         return undefined;
       }
       return sameSealed(row.sealedWindow, sealed.sealed) ? sealed : undefined;
+    },
+    /** Drops the session's note (its turns are deleted: none stays in memory). */
+    forget(keyId: string, hash: string): void {
+      const slot = slotOf(keyId, hash);
+      if (slot !== undefined) slot.sealed = undefined;
+    },
+    clear(): void {
+      for (const slot of slots) slot.sealed = undefined;
     },
   };
 }

@@ -308,6 +308,22 @@ describe('the in-memory windows of one instance', () => {
     ).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
   });
 
+  it('keep nothing of a deleted session: its next conversation is stored as any new one', async () => {
+    const { repository } = await storeWithKey();
+    const { sessions, calls } = countingSessions(repository);
+    for (let i = 0; i < 3; i++) {
+      await (await sessions.open('key_1', 'p', 1000 + i)).record(turnOf(`old ${i}`), 1000 + i);
+    }
+    expect(await sessions.delete('key_1', 'p', 2000)).toBe(true);
+    calls.locked = 0;
+    const begun = await sessions.open('key_1', 'p', 3000);
+    expect(begun.history).toEqual([]);
+    await begun.record(turnOf('new'), 3000);
+    // Stored without the lock: no window sealed for the deleted turns is taken for current.
+    expect(calls.locked).toBe(0);
+    expect((await sessions.open('key_1', 'p', 4000)).history).toEqual([turnOf('new')]);
+  });
+
   it('never take a window sealed for a write that rolled back for what the row holds', async () => {
     const { repository } = await storeWithKey();
     const { sessions, calls, sealer, options } = countingSessions(repository);
