@@ -12,6 +12,11 @@
  * turns of one session").
  *
  *   node bench/tools/concurrent-turns.mjs <checkout> [--turns 3] [--rounds 2000] [--together]
+ *     [--postgres]
+ *
+ * `--postgres` runs it on a database of its own on the local PostgreSQL
+ * (PLAUDER_BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres), created
+ * and dropped by the tool; the CPU is this process's only, not the PostgreSQL server's.
  *
  * `<checkout>` is a built tree (its dist/): this one, or an earlier commit checked out with
  * `git worktree add` (and node_modules linked). Prints the CPU µs per turn (opening it and
@@ -28,6 +33,7 @@ const { values, positionals } = parseArgs({
     turns: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '2000' },
     together: { type: 'boolean', default: false },
+    postgres: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -49,9 +55,40 @@ const { createSessionService } = await import(`${root}/dist/sessions/session-ser
 const { createTurnSealer } = await import(`${root}/dist/sessions/turn-sealer.js`);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plauder-concurrent-turns-'));
-const store = await createStore(
-  loadConfig({ PLAUDER_DATABASE_URL: `sqlite:${path.join(dir, 'turns.db')}` }).database,
-);
+const adminUrl =
+  process.env.PLAUDER_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const pgName = `plauder_concurrent_turns_${process.pid}`;
+/** Runs one statement on the PostgreSQL server's admin database. */
+async function admin(sql) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+let databaseUrl = `sqlite:${path.join(dir, 'turns.db')}`;
+if (values.postgres) {
+  await admin(`create database "${pgName}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${pgName}`;
+  databaseUrl = url.href;
+}
+const removeDatabase = async () => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (values.postgres) await admin(`drop database "${pgName}"`);
+};
+// The secret is the store's, not the sealer's (PostgreSQL requires one in the configuration).
+const config = loadConfig({
+  PLAUDER_DATABASE_URL: databaseUrl,
+  PLAUDER_SECRET: randomBytes(32).toString('base64'),
+});
+const store = await createStore(config.database).catch(async (error) => {
+  await removeDatabase();
+  throw error;
+});
 try {
   const key = {
     id: 'key_1',
@@ -96,9 +133,9 @@ try {
   const perTurn = (used.user + used.system) / (rounds * turns);
   const stored = values.together ? 'stored together' : 'stored one after another';
   console.log(
-    `${root}: ${turns} turn(s) at once, ${stored}, ${perTurn.toFixed(1)} µs CPU per turn`,
+    `${root}: ${turns} turn(s) at once, ${stored}${values.postgres ? ', PostgreSQL' : ''}, ${perTurn.toFixed(1)} µs CPU per turn`,
   );
 } finally {
   await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await removeDatabase();
 }
