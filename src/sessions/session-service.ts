@@ -212,7 +212,7 @@ export function createSessionService(
       ? { entries: [], stored: undefined }
       : row.sealedWindow === null
         ? { entries: await legacyEntries(keyId, hash), stored: undefined }
-        : windowOf(keyId, hash, row.turnCount, row.sealedWindow);
+        : windowOf(keyId, hash, row, row.sealedWindow);
     const state: SessionState = {
       hash,
       turnCount: row.turnCount,
@@ -226,14 +226,20 @@ export function createSessionService(
     return Object.assign({}, state, { fresh: true, stored: opened.stored });
   }
 
-  /** A row's sealed window, opened. */
+  /**
+   * A row's sealed window, opened; not decrypted again when it is the window a turn of this
+   * process sealed (the session's turns stored together: see `createRecentSeals`).
+   */
   function windowOf(
     keyId: string,
     hash: string,
-    turnCount: number,
-    sealedWindow: NonNullable<SessionRow['sealedWindow']>,
+    row: SessionRow,
+    sealedWindow: StoredSealed,
   ): { entries: WindowEntry[]; stored: StoredWindow | undefined } {
-    const opened = sealer.openJsonBytes(sealedWindow, windowBinding(keyId, hash, turnCount));
+    const written = sealedHere.find(keyId, hash, row);
+    if (written !== undefined) return { entries: written.entries, stored: written.stored };
+    const binding = windowBinding(keyId, hash, row.turnCount);
+    const opened = sealer.openJsonBytes(sealedWindow, binding);
     // A window that does not open (other secret, tampered row) is not memory of this key.
     if (opened === undefined || !isWindow(opened.value)) return { entries: [], stored: undefined };
     const { value, bytes } = opened;
@@ -470,7 +476,8 @@ const RECENT_SEALS = 8;
  * The windows this process sealed last, for a few sessions, whether or not their writes
  * have committed yet. When several turns of one session are stored at once, each takes the
  * locked way after the one before it (often in one transaction) and finds the row that turn
- * wrote: it need not decrypt and parse it again if the row holds the bytes sealed here. A
+ * wrote: it need not decrypt and parse it again if the row holds the bytes sealed here. Nor
+ * need a turn that opens the session while the window cache is still behind those writes. A
  * sealed value begins with a random IV, so equal bytes are that window; a write that rolled
  * back left other bytes on the row, and its note is never used. Slots are replaced in
  * place, not deleted and added (see "Windows replaced in place" in bench/README.md).

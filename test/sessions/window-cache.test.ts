@@ -149,7 +149,7 @@ const turnOf = (text: string) => ({
 });
 
 /** A session service over `repository` that counts its locked writes, opened windows and seals. */
-function countingSessions(repository: SessionsRepository) {
+function countingSessions(repository: SessionsRepository, cachedWindowChars?: number) {
   const sealer = createTurnSealer(randomBytes(32));
   const calls = { locked: 0, opened: 0, sealed: 0 };
   const counting: SessionsRepository = {
@@ -174,7 +174,7 @@ function countingSessions(repository: SessionsRepository) {
       return sealer.sealJsonBytes(...args);
     },
   };
-  const options = { window: 20, ttlMs: 60_000 };
+  const options = { window: 20, ttlMs: 60_000, cachedWindowChars };
   return {
     sessions: createSessionService(counting, countingSealer, options),
     calls,
@@ -322,6 +322,23 @@ describe('the in-memory windows of one instance', () => {
     // Stored without the lock: no window sealed for the deleted turns is taken for current.
     expect(calls.locked).toBe(0);
     expect((await sessions.open('key_1', 'p', 4000)).history).toEqual([turnOf('new')]);
+  });
+
+  it('open a row that holds the window a turn of the instance sealed without decrypting it, and any other row by decrypting it', async () => {
+    const { repository } = await storeWithKey();
+    // No window kept in memory: every turn reads the session's row.
+    const { sessions, calls, sealer, options } = countingSessions(repository, 0);
+    await (await sessions.open('key_1', 'p', 1000)).record(turnOf('first'), 1000);
+    calls.opened = 0;
+    const next = await sessions.open('key_1', 'p', 2000);
+    expect(next.history).toEqual([turnOf('first')]);
+    expect(calls.opened).toBe(0);
+    // Another instance writes the row: it holds other bytes now, and is decrypted.
+    const other = createSessionService(repository, sealer, options);
+    await (await other.open('key_1', 'p', 3000)).record(turnOf('other'), 3000);
+    const after = await sessions.open('key_1', 'p', 4000);
+    expect(after.history).toEqual([turnOf('first'), turnOf('other')]);
+    expect(calls.opened).toBe(1);
   });
 
   it('never take a window sealed for a write that rolled back for what the row holds', async () => {
