@@ -292,15 +292,9 @@ export function createSessionService(
       const entries = row.turnCount > 0 && opened.legacy ? opened.entries : [];
       return { entries, stored: undefined };
     }
-    // Written by a turn of this process since (concurrent turns of one session): the row
-    // holds the very bytes that turn sealed, so it holds the window that turn sealed.
-    const written = sealedHere.find(keyId, opened.hash, row);
-    if (written !== undefined) return { entries: written.entries, stored: written.stored };
-    const value = sealer.openJson(
-      row.sealedWindow,
-      windowBinding(keyId, opened.hash, row.turnCount),
-    );
-    return { entries: isWindow(value) ? value : [], stored: undefined };
+    // Written since: often by a turn of this process (concurrent turns of one session),
+    // whose window `windowOf` takes without decrypting the row.
+    return windowOf(keyId, opened.hash, row, row.sealedWindow);
   }
 
   /**
