@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { releaseWhenSeen, startUpstream, type Upstream } from '../core/openai/upstream-process.js';
 import { createGatedCore } from '../helpers/gated-core.js';
 import { readSse, until } from '../helpers/sse.js';
 import {
@@ -238,7 +238,7 @@ describe('a streamed completion', () => {
     await up.script({
       stream: {
         pieces: ['Ahoy ', 'there'],
-        gapMs: 200,
+        holdAfter: 1,
         usage: { prompt_tokens: 12, completion_tokens: 2 },
       },
     });
@@ -250,15 +250,20 @@ describe('a streamed completion', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    const arrivals: { text: string; at: number }[] = [];
+    // The upstream holds ' there' back until the client has seen 'Ahoy'.
+    const held = releaseWhenSeen(up);
+    const arrivals: string[] = [];
     let usage: OpenAI.CompletionUsage | null | undefined;
     for await (const chunk of stream) {
       const text = chunk.choices[0]?.delta.content;
-      if (text) arrivals.push({ text, at: performance.now() });
+      if (text) {
+        arrivals.push(text);
+        held.seen();
+      }
       if (chunk.usage) usage = chunk.usage;
     }
-    expect(arrivals.map((a) => a.text)).toEqual(['Ahoy', ' there']);
-    expect((arrivals[1]?.at ?? 0) - (arrivals[0]?.at ?? 0)).toBeGreaterThan(150);
+    expect(held.seenWhileHeld).toBe(true);
+    expect(arrivals).toEqual(['Ahoy', ' there']);
     expect(usage).toEqual({ prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 });
   });
 

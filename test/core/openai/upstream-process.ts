@@ -29,6 +29,8 @@ export interface UpstreamStep {
     firstTokenMs?: number;
     breakAfter?: number;
     hangAfter?: number;
+    /** After this many pieces, wait for `release()`. */
+    holdAfter?: number;
     noUsage?: boolean;
     noDone?: boolean;
     usage?: { prompt_tokens: number; completion_tokens: number };
@@ -63,6 +65,8 @@ export interface Upstream {
   script(...steps: UpstreamStep[]): Promise<void>;
   received(): Promise<Received>;
   reset(): Promise<void>;
+  /** Lets a stream held by `holdAfter` go on (or the next one, if none is held yet). */
+  release(): Promise<void>;
   stop(): Promise<void>;
   /** SIGKILL: the upstream dies without closing its connections in order. */
   kill(): Promise<void>;
@@ -81,12 +85,51 @@ export async function startUpstream(port = 0): Promise<Upstream> {
     async reset() {
       await fixture.control('POST', '/__reset');
     },
+    async release() {
+      await fixture.control('POST', '/__release');
+    },
     stop: () => fixture.end('SIGTERM'),
     kill: () => fixture.end('SIGKILL'),
   };
 }
 
 export { deadPort };
+
+/** A stream scripted with `holdAfter`, released once the client has seen what came before. */
+export interface HeldStream {
+  /** Call when the client received the last piece before the hold: the upstream goes on. */
+  seen(): void;
+  /** True when `seen()` came while the upstream still held the rest back. */
+  readonly seenWhileHeld: boolean;
+}
+
+/**
+ * Releases the upstream's held stream on `seen()`. A front door that buffered the stream
+ * would never let the client see anything before the hold ends, so after `fallbackMs` the
+ * stream is released anyway: the test then ends on `seenWhileHeld` being false, not on its
+ * timeout.
+ */
+export function releaseWhenSeen(upstream: Upstream, fallbackMs = 20_000): HeldStream {
+  let released = false;
+  let seenWhileHeld = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    void upstream.release();
+  };
+  const fallback = setTimeout(release, fallbackMs);
+  return {
+    seen() {
+      if (released) return;
+      seenWhileHeld = true;
+      clearTimeout(fallback);
+      release();
+    },
+    get seenWhileHeld() {
+      return seenWhileHeld;
+    },
+  };
+}
 
 /** Options for tests: fast retries so a test run stays short. */
 export function testOptions(
