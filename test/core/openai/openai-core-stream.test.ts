@@ -21,7 +21,7 @@ function ask(overrides: Partial<CoreRequest> = {}): CoreRequest {
 }
 
 interface Collected {
-  chunks: { chunk: CoreChunk; at: number }[];
+  chunks: { chunk: CoreChunk }[];
   error?: unknown;
 }
 
@@ -33,7 +33,7 @@ async function collect(
   const collected: Collected = { chunks: [] };
   try {
     for await (const chunk of stream) {
-      collected.chunks.push({ chunk, at: performance.now() });
+      collected.chunks.push({ chunk });
       onChunk?.(chunk);
     }
   } catch (error) {
