@@ -37,6 +37,7 @@ const DIALECT_NEUTRAL = [
   'test/reliability/fuzz.test.ts',
   'test/reliability/upstream-faults.test.ts',
   'test/v1/openai-sdk.test.ts',
+  'test/v1/agent-clients.test.ts',
   'test/ops/openapi-truth.test.ts',
 ];
 

@@ -183,7 +183,9 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
     // A client that leaves before its answer is complete: Fastify's onResponse never runs.
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished) return;
-      request.chatOutcome = 'client_closed';
+      request.chatOutcome = request.partDelivered
+        ? 'client_closed_after_delivery'
+        : 'client_closed';
       observe(request, reply, CLIENT_CLOSED_STATUS);
     });
     done();

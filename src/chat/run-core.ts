@@ -13,19 +13,30 @@
 import {
   type CoreAdapter,
   CoreError,
+  type CoreFinish,
   type CoreNotice,
   type CoreRequest,
+  type GatewayParameters,
+  type JsonObject,
   type Language,
   type Sampling,
   type TokenUsage,
+  type ToolCall,
   type Turn,
+  type WireMessage,
 } from '../core/core-adapter.js';
 import { Cancellation, type CancelSignal } from '../util/cancellation.js';
 
 export type CoreFailureCode = 'internal_error' | 'core_unavailable' | 'core_timeout';
 
 export type CoreResult =
-  | { readonly ok: true; readonly reply: string; readonly usage: TokenUsage | undefined }
+  | {
+      readonly ok: true;
+      readonly reply: string;
+      readonly usage: TokenUsage | undefined;
+      /** How the answer ended when it was more than text (tool calls, a length stop). */
+      readonly finish: CoreFinish | undefined;
+    }
   | { readonly ok: false; readonly code: CoreFailureCode; readonly cause: unknown }
   | { readonly ok: false; readonly code: 'client_closed' };
 
@@ -107,11 +118,17 @@ class StoppingSignal implements Stopping {
   }
 }
 
+/** Where a streamed reply's pieces go as they come: its text, and its tool-call deltas. */
+export interface CoreStreamSink {
+  delta(text: string): void;
+  toolCalls(deltas: readonly JsonObject[]): void;
+}
+
 export async function runCore(
   core: CoreAdapter,
   request: Omit<CoreRequest, 'signal'>,
   { client, stopping, timeoutMs }: CoreLimits,
-  onDelta?: (text: string) => void,
+  sink?: CoreStreamSink,
 ): Promise<CoreResult> {
   // One promise settled by whichever comes first, the core's answer or a stop (not a
   // Promise.race with a promise that a finished turn never settles).
@@ -120,9 +137,16 @@ export async function runCore(
     stop = resolve;
   });
   let usage: TokenUsage | undefined;
-  const call = new CoreCall(request, (counted) => {
-    usage = counted;
-  });
+  let finish: CoreFinish | undefined;
+  const call = new CoreCall(
+    request,
+    (counted) => {
+      usage = counted;
+    },
+    (ended) => {
+      finish = ended;
+    },
+  );
   const onClientGone = () => {
     // Settle first, so the race reports the client, not the core's reaction to the abort.
     stop({ ok: false, code: 'client_closed' });
@@ -143,9 +167,9 @@ export async function runCore(
   if (client.aborted) onClientGone();
   else if (stopping.stopped) onStopping();
   try {
-    (onDelta ? askStreamed(core, call, onDelta) : ask(core, call)).then(stop);
+    (sink ? askStreamed(core, call, sink) : ask(core, call)).then(stop);
     const result = await settled;
-    return result.ok ? { ok: true, reply: result.reply, usage } : result;
+    return result.ok ? { ok: true, reply: result.reply, usage, finish } : result;
   } finally {
     clearTimeout(timer);
     client.removeEventListener('abort', onClientGone);
@@ -162,7 +186,9 @@ type Asked = Exclude<CoreResult, { ok: true }> | { readonly ok: true; readonly r
 async function ask(core: CoreAdapter, call: CoreCall): Promise<Asked> {
   try {
     const reply = await core.reply(call);
-    if (typeof reply !== 'string' || reply.trim().length === 0) return emptyReply();
+    if (typeof reply !== 'string') return emptyReply();
+    // An answer made of tool calls alone has no text.
+    if (reply.trim().length === 0 && !call.calledTools) return emptyReply();
     return { ok: true, reply };
   } catch (error) {
     return failure(error);
@@ -172,32 +198,87 @@ async function ask(core: CoreAdapter, call: CoreCall): Promise<Asked> {
 async function askStreamed(
   core: CoreAdapter,
   call: CoreCall,
-  onDelta: (text: string) => void,
+  sink: CoreStreamSink,
 ): Promise<Asked> {
   const pass = (text: string) => {
-    if (!call.cancelled) onDelta(text);
+    if (!call.cancelled) sink.delta(text);
   };
   if (!core.stream) {
     const result = await ask(core, call);
-    if (result.ok) pass(result.reply);
+    if (result.ok && result.reply !== '') pass(result.reply);
     return result;
   }
   const trimmer = createTrimmer(pass);
+  const calls = new ToolCallCollector();
+  let reason: string | undefined;
   try {
     for await (const chunk of core.stream(call)) {
       if (call.cancelled) break;
-      if (chunk.type === 'delta') trimmer.push(chunk.text);
-      else
-        call.onUsage({
-          promptTokens: chunk.promptTokens,
-          completionTokens: chunk.completionTokens,
-        });
+      switch (chunk.type) {
+        case 'delta':
+          trimmer.push(chunk.text);
+          break;
+        case 'tool_calls':
+          calls.add(chunk.deltas);
+          sink.toolCalls(chunk.deltas);
+          break;
+        case 'finish':
+          reason = chunk.reason;
+          break;
+        case 'usage':
+          call.onUsage({
+            promptTokens: chunk.promptTokens,
+            completionTokens: chunk.completionTokens,
+          });
+          break;
+        default:
+          chunk satisfies never;
+      }
     }
   } catch (error) {
     return failure(error);
   }
+  const toolCalls = calls.calls();
+  if (toolCalls.length > 0) call.onFinish({ reason: reason ?? 'tool_calls', toolCalls });
+  else if (reason !== undefined && reason !== 'stop') call.onFinish({ reason });
   const reply = trimmer.text();
-  return reply === '' ? emptyReply() : { ok: true, reply };
+  return reply === '' && toolCalls.length === 0 ? emptyReply() : { ok: true, reply };
+}
+
+/**
+ * Joins streamed tool-call deltas into whole calls, as OpenAI's clients do: by `index`, the
+ * id, type and name from the first delta that has them, the arguments concatenated.
+ */
+class ToolCallCollector {
+  private readonly byIndex = new Map<number, { id: string; name: string; arguments: string }>();
+
+  add(deltas: readonly JsonObject[]): void {
+    for (const delta of deltas) {
+      const index = typeof delta.index === 'number' ? delta.index : this.byIndex.size;
+      let call = this.byIndex.get(index);
+      if (call === undefined) {
+        call = { id: '', name: '', arguments: '' };
+        this.byIndex.set(index, call);
+      }
+      if (typeof delta.id === 'string' && call.id === '') call.id = delta.id;
+      const fn = delta.function;
+      if (typeof fn === 'object' && fn !== null && !Array.isArray(fn)) {
+        const { name, arguments: args } = fn as JsonObject;
+        if (typeof name === 'string' && call.name === '') call.name = name;
+        if (typeof args === 'string') call.arguments += args;
+      }
+    }
+  }
+
+  calls(): ToolCall[] {
+    return [...this.byIndex.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, call]) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: call.arguments },
+      }));
+  }
 }
 
 /**
@@ -235,19 +316,26 @@ function createTrimmer(pass: (text: string) => void) {
 class CoreCall implements CoreRequest {
   readonly language: Language;
   readonly message: string;
+  readonly input: readonly WireMessage[] | undefined;
+  readonly gateway: GatewayParameters | undefined;
   readonly history: readonly Turn[];
   readonly conversationId: string | undefined;
   readonly onNotice: ((notice: CoreNotice) => void) | undefined;
   readonly instructions: readonly string[] | undefined;
   readonly sampling: Sampling | undefined;
   readonly signal = new Cancellation();
+  /** The core reported tool calls: its answer may be empty text. */
+  calledTools = false;
 
   constructor(
     private readonly request: TurnCoreRequest,
     private readonly report: (usage: TokenUsage) => void,
+    private readonly ended: (finish: CoreFinish) => void,
   ) {
     this.language = request.language;
     this.message = request.message;
+    this.input = request.input;
+    this.gateway = request.gateway;
     this.history = request.history;
     this.conversationId = request.conversationId;
     this.onNotice = request.onNotice;
@@ -263,6 +351,11 @@ class CoreCall implements CoreRequest {
   readonly onUsage = (usage: TokenUsage): void => {
     this.report(usage);
     this.request.onUsage?.(usage);
+  };
+
+  readonly onFinish = (finish: CoreFinish): void => {
+    if (finish.toolCalls !== undefined && finish.toolCalls.length > 0) this.calledTools = true;
+    this.ended(finish);
   };
 
   cancel(reason: unknown): void {

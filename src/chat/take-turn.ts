@@ -18,11 +18,15 @@
 import { randomUUID } from 'node:crypto';
 import type {
   CoreAdapter,
+  CoreFinish,
   CoreNotice,
+  GatewayParameters,
+  JsonObject,
   Language,
   Sampling,
   TokenUsage,
   Turn,
+  WireMessage,
 } from '../core/core-adapter.js';
 import type { SoftErrorCode } from '../errors/error-codes.js';
 import type { ProblemDetail } from '../errors/problem-detail.js';
@@ -54,6 +58,18 @@ export type TurnRequest =
       /** The client's system/developer messages, for an LLM core (see CoreRequest). */
       readonly instructions?: readonly string[];
       readonly sampling?: Sampling;
+      /**
+       * The turn's input as Chat Completions messages when it is more than one user text
+       * (tool results, image parts); only a gateway core can take it.
+       */
+      readonly input?: readonly WireMessage[];
+      /** Parameters for a gateway core's upstream (tools, response_format, ...). */
+      readonly gateway?: GatewayParameters;
+      /**
+       * The first part of the request that only a gateway core can honour (a parameter, a
+       * tool message, an image part), named as a refusal would name it. Absent: plain text.
+       */
+      readonly gatewayOnly?: ProblemDetail;
     }
   | { readonly ok: false; readonly code: SoftErrorCode; readonly detail?: ProblemDetail };
 
@@ -72,6 +88,8 @@ export type { ProblemDetail };
 export interface TurnStream {
   start(quota: QuotaState, stamp: TurnStamp): void;
   delta(text: string): void;
+  /** Tool-call deltas as the upstream streamed them (a gateway core's answer). */
+  toolCalls?(deltas: readonly JsonObject[]): void;
 }
 
 export interface TurnInput {
@@ -89,6 +107,20 @@ export interface TurnInput {
   readonly onNotice?: (notice: CoreNotice) => void;
   /** Given when the client asked for a streamed reply. */
   readonly stream?: TurnStream;
+  /** Given by a door whose answer leaves later, with others (an MCP batch). */
+  readonly handover?: Handover;
+}
+
+/**
+ * An answer that leaves after the turn's decision, together with others (the members of an
+ * MCP batch are answered in one response). A reply is counted, stored and kept only once
+ * `ready` says the answer is leaving with the client still there; the door awaits the work
+ * given to `pending` before it writes, so a stored turn is there when its client reads it.
+ */
+export interface Handover {
+  /** True when the answer is about to be written to a client that is still there. */
+  readonly ready: Promise<boolean>;
+  pending(work: Promise<unknown>): void;
 }
 
 /** Identifies an answered turn (front doors that show an id or a time use these). */
@@ -104,6 +136,8 @@ export type TurnDecision =
       readonly quota: QuotaState;
       /** The core's token counts, or an estimate (src/chat/token-estimate.ts). */
       readonly usage: TokenUsage;
+      /** How the answer ended when it was more than text (tool calls, a length stop). */
+      readonly finish: CoreFinish | undefined;
     } & TurnStamp &
       Replayed)
   | ({
@@ -119,7 +153,9 @@ export type TurnDecision =
   | { readonly kind: 'idempotency_key_in_flight' }
   | { readonly kind: 'idempotency_key_reused' }
   | { readonly kind: 'failed'; readonly code: CoreFailureCode; readonly cause: unknown }
-  | { readonly kind: 'client_closed' };
+  | { readonly kind: 'client_closed' }
+  /** The client left after a part of the reply reached it: counted, not stored, not kept. */
+  | { readonly kind: 'client_closed_after_delivery' };
 
 interface Replayed {
   /** True when this is the kept outcome of an earlier request with the same Idempotency-Key. */
@@ -170,7 +206,8 @@ export function createTakeTurn(
     | { ok: true; request: MessageRequest; reservation: Reserved; session: SessionPlan | undefined }
     | { ok: false; decision: TurnDecision }
   > {
-    const { key, request, signal } = input;
+    const { key, signal } = input;
+    const request = refusedByCore(input.request);
     if (!key.active) {
       const state = await quota.current(key, now);
       return softError(input, claim, stamp, 'plan_inactive', state);
@@ -192,6 +229,21 @@ export function createTakeTurn(
     if (reservation.ok) return { ok: true, request, reservation, session };
     const kind = reservation.refusedBy === 'minute' ? 'rate_limited' : 'quota_exceeded';
     return decided({ kind, quota: reservation.state });
+  }
+
+  /**
+   * A request that only a gateway core can honour, asked of another core: refused by name
+   * like any bad body, before anything is counted (docs/contract.md, "OpenAI-compatible
+   * door").
+   */
+  function refusedByCore(request: TurnRequest): TurnRequest {
+    if (!request.ok || request.gatewayOnly === undefined || core.gateway) return request;
+    const { param, message } = request.gatewayOnly;
+    const detail = {
+      param,
+      message: `${message} by the ${core.name} core: it needs an LLM core (PLAUDER_CORE=openai).`,
+    };
+    return { ok: false, code: 'body_invalid', detail };
   }
 
   /** A soft error: kept for the idempotency key (if any), answered with the quota as it is. */
@@ -249,31 +301,40 @@ export function createTakeTurn(
     const coreRequest = {
       language,
       message: request.message,
+      input: request.input,
+      gateway: request.gateway,
       history,
       conversationId: session?.conversationId,
       onNotice: input.onNotice,
       instructions: request.instructions,
       sampling: request.sampling,
     };
+    const delivery = input.stream ? new Delivery(input.stream, signal) : undefined;
     const running = runCore(
       core,
       coreRequest,
       { client: signal, stopping, timeoutMs: config.coreTimeoutMs },
-      input.stream?.delta,
+      delivery,
     );
     // The stream starts once the core has been asked (an upstream's request is on its way
     // while the front door builds its head): runCore passes deltas on only after an await,
     // so none comes before this.
     input.stream?.start(reservation.state, stamp);
     const result = await running;
+    // A client that leaves once a part of the reply reached it has had it: the turn counts,
+    // though nothing is stored or kept (docs/contract.md, "The client goes away").
+    const gone = (): Promise<TurnDecision> | TurnDecision =>
+      delivery?.delivered
+        ? { kind: 'client_closed_after_delivery' }
+        : failed({ kind: 'client_closed' });
     if (!result.ok) {
-      if (result.code === 'client_closed') return failed({ kind: 'client_closed' });
+      if (result.code === 'client_closed') return gone();
       return failed({ kind: 'failed', code: result.code, cause: result.cause });
     }
-    // The client left while the core finished: nothing is delivered, so nothing counts.
-    if (signal.aborted) return failed({ kind: 'client_closed' });
+    // The client left while the core finished.
+    if (signal.aborted) return gone();
 
-    const reply = result.reply;
+    const { reply, finish } = result;
     // Estimated only when someone asks (/v1, MCP, a kept outcome): counting the characters
     // of a 20-turn history costs more than the rest of the turn's bookkeeping.
     let estimated: TokenUsage | undefined;
@@ -282,22 +343,40 @@ export function createTakeTurn(
       if (estimated === undefined) estimated = estimateUsage(coreRequest, reply);
       return estimated;
     };
-    try {
+    const record = async () => {
       const outcome = (): KeptOutcome => ({
         kind: 'reply',
         reply,
         language,
         usage: usage(),
+        ...(finish === undefined ? {} : { finish }),
         ...stamp,
       });
       const kept = claim?.keep(outcome());
-      const turn = { message: request.message, reply, language };
+      const turn = storedTurn(request, reply, language, finish);
       const stored = session ? await session.record(turn, clock(), kept ? [kept] : []) : false;
       if (!stored) await claim?.keepNow(outcome());
+    };
+    const decision = new ReplyDecision(reply, reservation.state, stamp, usage, finish);
+    const { handover } = input;
+    if (handover) {
+      // Answered with others: counted, stored and kept only if the answer leaves while the
+      // client is still there (docs/contract.md, "The client goes away").
+      handover.pending(
+        handover.ready.then(async (delivered) => {
+          if (delivered) return record().catch(() => {});
+          await reservation.refund();
+          await claim?.release();
+        }),
+      );
+      return decision;
+    }
+    try {
+      await record();
     } catch (cause) {
       return failed({ kind: 'failed', code: 'internal_error', cause });
     }
-    return new ReplyDecision(reply, reservation.state, stamp, usage);
+    return decision;
   }
 
   async function replay(key: TurnKey, outcome: KeptOutcome): Promise<TurnDecision> {
@@ -306,8 +385,8 @@ export function createTakeTurn(
     if (outcome.kind === 'reply') {
       // Outcomes kept before usage was kept count the reply alone.
       const usage = outcome.usage ?? estimateUsage(undefined, outcome.reply);
-      const { reply } = outcome;
-      return { kind: 'reply', reply, quota: state, usage, replayed: true, ...stamp };
+      const { reply, finish } = outcome;
+      return { kind: 'reply', reply, quota: state, usage, finish, replayed: true, ...stamp };
     }
     const detail = outcome.detail === undefined ? {} : { detail: outcome.detail };
     const { turnId, createdAt } = stamp;
@@ -367,6 +446,7 @@ class ReplyDecision {
     readonly quota: QuotaState,
     stamp: TurnStamp,
     private readonly countUsage: () => TokenUsage,
+    readonly finish: CoreFinish | undefined,
   ) {
     this.turnId = stamp.turnId;
     this.createdAt = stamp.createdAt;
@@ -375,6 +455,60 @@ class ReplyDecision {
   get usage(): TokenUsage {
     return this.countUsage();
   }
+}
+
+/**
+ * A streamed turn's pieces on their way to the front door, and whether any reached the
+ * client: once one has, the turn counts even if the client leaves before the end.
+ */
+class Delivery {
+  delivered = false;
+
+  constructor(
+    private readonly stream: TurnStream,
+    private readonly client: CancelSignal,
+  ) {}
+
+  delta(text: string): void {
+    if (!this.client.aborted) this.delivered = true;
+    this.stream.delta(text);
+  }
+
+  toolCalls(deltas: readonly JsonObject[]): void {
+    if (!this.client.aborted) this.delivered = true;
+    this.stream.toolCalls?.(deltas);
+  }
+}
+
+/**
+ * The turn as the session keeps it: its text, and, when it held more than text (tool
+ * results, images, tool calls), its Chat Completions messages, so that the next turn of an
+ * agent loop sends them to the upstream again.
+ */
+function storedTurn(
+  request: MessageRequest,
+  reply: string,
+  language: Language,
+  finish: CoreFinish | undefined,
+): Turn {
+  const toolCalls = finish?.toolCalls;
+  if (request.input === undefined && toolCalls === undefined) {
+    return { message: request.message, reply, language };
+  }
+  const input = request.input ?? [{ role: 'user', content: request.message }];
+  const answer: WireMessage =
+    toolCalls === undefined
+      ? { role: 'assistant', content: reply }
+      : {
+          role: 'assistant',
+          content: reply === '' ? null : reply,
+          tool_calls: toolCalls.map((call) => ({
+            id: call.id,
+            type: call.type,
+            function: { name: call.function.name, arguments: call.function.arguments },
+          })),
+        };
+  return { message: request.message, reply, language, wire: [...input, answer] };
 }
 
 function decided(decision: TurnDecision): { ok: false; decision: TurnDecision } {

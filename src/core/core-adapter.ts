@@ -9,11 +9,58 @@ import type { CancelSignal } from '../util/cancellation.js';
 /** The language of the endpoint: `/api/chat` is German, `/api/chat-en` English. */
 export type Language = 'de' | 'en';
 
+/** A JSON value as a client or an upstream sent it. */
+export type Json = string | number | boolean | null | readonly Json[] | JsonObject;
+export interface JsonObject {
+  readonly [name: string]: Json;
+}
+
+/**
+ * A Chat Completions message as the client sent it or the upstream answered it (`role`,
+ * `content` as text or parts, `tool_calls`, `tool_call_id`): passed through unchanged.
+ */
+export type WireMessage = JsonObject;
+
 /** One earlier exchange of the session, oldest first in `CoreRequest.history`. */
 export interface Turn {
+  /** What the user said: the text of the turn's input (tool results' text in an agent loop). */
   readonly message: string;
+  /** What the core answered, as text (empty when it answered only with tool calls). */
   readonly reply: string;
   readonly language: Language;
+  /**
+   * The exchange as Chat Completions messages, when it holds more than text (image parts,
+   * tool calls, tool results): the input messages, then the assistant's answer. A gateway
+   * core sends these instead of `message` and `reply`; other cores read the text.
+   */
+  readonly wire?: readonly WireMessage[];
+}
+
+/**
+ * The Chat Completions parameters that only a gateway core honours, passed to its upstream
+ * as the client sent them. A core without `gateway` refuses a request that uses them.
+ */
+export const GATEWAY_PARAMETERS = [
+  'response_format',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+] as const;
+export type GatewayParameter = (typeof GATEWAY_PARAMETERS)[number];
+export type GatewayParameters = Readonly<Partial<Record<GatewayParameter, Json>>>;
+
+/** A tool call of the assistant, as OpenAI sends it. */
+export interface ToolCall {
+  readonly id: string;
+  readonly type: 'function';
+  readonly function: { readonly name: string; readonly arguments: string };
+}
+
+/** How the core's answer ended, beyond its text (an upstream that called tools, or stopped). */
+export interface CoreFinish {
+  /** OpenAI's `finish_reason` (`stop`, `length`, `tool_calls`, `content_filter`). */
+  readonly reason: string;
+  readonly toolCalls?: readonly ToolCall[];
 }
 
 export interface CoreRequest {
@@ -21,6 +68,14 @@ export interface CoreRequest {
   readonly language: Language;
   /** The user's message: non-empty, at most the configured length. */
   readonly message: string;
+  /**
+   * The turn's input as Chat Completions messages, when it holds more than the text of one
+   * user message (tool results, image parts): a gateway core sends these instead of
+   * `message`. Only given to a core with `gateway`.
+   */
+  readonly input?: readonly WireMessage[];
+  /** Parameters passed through to a gateway core's upstream; only given to such a core. */
+  readonly gateway?: GatewayParameters;
   /** The session's memory window, oldest first; empty without a sessionId. */
   readonly history: readonly Turn[];
   /** Aborted when the request's core timeout expires or the client is gone. */
@@ -51,6 +106,11 @@ export interface CoreRequest {
    * them). Optional; a core that cannot count does not call it.
    */
   readonly onUsage?: (usage: TokenUsage) => void;
+  /**
+   * Told how the answer ended when it is more than text: the upstream's `finish_reason` and
+   * the tool calls it made. A reply made of tool calls alone may then be empty text.
+   */
+  readonly onFinish?: (finish: CoreFinish) => void;
 }
 
 /** Sampling options a client may set (`/v1/chat/completions`); each absent when not set. */
@@ -68,10 +128,16 @@ export interface TokenUsage {
   readonly completionTokens: number;
 }
 
-/** A piece of a streamed reply: text to show, or the token counts (at most once, at the end). */
+/**
+ * A piece of a streamed reply: text to show, the token counts (at most once, at the end),
+ * tool-call deltas as OpenAI streams them (`delta.tool_calls`, passed on unchanged), or how
+ * the answer ended (`finish_reason`).
+ */
 export type CoreChunk =
   | { readonly type: 'delta'; readonly text: string }
-  | ({ readonly type: 'usage' } & TokenUsage);
+  | ({ readonly type: 'usage' } & TokenUsage)
+  | { readonly type: 'tool_calls'; readonly deltas: readonly JsonObject[] }
+  | { readonly type: 'finish'; readonly reason: string };
 
 /** Events a core reports besides its reply. Never message text: they go to the logs. */
 export type CoreNotice = {
@@ -87,6 +153,12 @@ export type CoreNotice = {
 export interface CoreAdapter {
   /** Short, stable name for logs and metrics (`builtin`, `openai`, ...). */
   readonly name: string;
+  /**
+   * True for a core in front of an LLM server that speaks Chat Completions: it passes the
+   * gateway parameters, tool messages and image parts through (docs/contract.md,
+   * "OpenAI-compatible door"). Other cores are never given them.
+   */
+  readonly gateway?: boolean;
   /**
    * Produces a non-empty reply in `request.language`.
    * Technical failures are thrown as `CoreError`; anything else thrown is treated

@@ -10,7 +10,7 @@
  * passed, the key can be claimed anew. The lease is longer than any turn may take.
  */
 import { randomUUID } from 'node:crypto';
-import type { Language, TokenUsage } from '../core/core-adapter.js';
+import type { CoreFinish, Language, TokenUsage } from '../core/core-adapter.js';
 import type { SoftErrorCode } from '../errors/error-codes.js';
 import type { ProblemDetail } from '../errors/problem-detail.js';
 import type { TurnSealer } from '../sessions/turn-sealer.js';
@@ -28,6 +28,8 @@ export type KeptOutcome =
       readonly language: Language;
       /** The token counts the answer showed (`/v1` shows them; absent in older outcomes). */
       readonly usage?: TokenUsage;
+      /** How the answer ended when it was more than text (tool calls). */
+      readonly finish?: CoreFinish;
       readonly turnId: string;
       readonly createdAt: number;
     }

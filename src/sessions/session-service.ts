@@ -8,7 +8,7 @@
  * under the session's lock, after whatever the session holds by then: concurrent turns of
  * one session all land, in the order they finish, and none has to be retried.
  */
-import type { Language, Turn } from '../core/core-adapter.js';
+import type { Language, Turn, WireMessage } from '../core/core-adapter.js';
 import type { AlongsideRead, WriteStep } from '../storage/prepared-query.js';
 import type {
   CarriedSession,
@@ -76,8 +76,13 @@ export const DEFAULT_CACHED_WINDOW_CHARS = 4_000_000;
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 
-/** A turn as stored in the window: [message, reply, language, createdAt]. */
-type WindowEntry = [string, string, Language, number];
+/**
+ * A turn as stored in the window: [message, reply, language, createdAt], and its Chat
+ * Completions messages when it held more than text (see `Turn.wire`).
+ */
+type WindowEntry =
+  | [string, string, Language, number]
+  | [string, string, Language, number, readonly WireMessage[]];
 
 interface SessionState {
   readonly hash: string;
@@ -135,7 +140,7 @@ export function sealWindow(
   count: number,
   turns: readonly (Turn & { readonly createdAt: number })[],
 ): Buffer {
-  const entries: WindowEntry[] = turns.map((t) => [t.message, t.reply, t.language, t.createdAt]);
+  const entries: WindowEntry[] = turns.map((t) => entryOf(t, t.createdAt));
   return sealer.sealJson(entries, windowBinding(keyId, sessionHash, count));
 }
 
@@ -317,7 +322,7 @@ export function createSessionService(
   ) {
     if (options.window === 0) return false;
     const opened = latest(keyId, openedByTurn);
-    const entry: WindowEntry = [turn.message, turn.reply, turn.language, nowMs];
+    const entry = entryOf(turn, nowMs);
     /**
      * Seals `entries`, this turn after the window `before`: from its bytes when they are
      * kept, else the window encoded whole. Returns the JSON it sealed too, for the next turn,
@@ -396,7 +401,8 @@ export function createSessionService(
     return true;
   }
 
-  const toTurn = ([message, reply, language]: WindowEntry): Turn => ({ message, reply, language });
+  const toTurn = ([message, reply, language, , wire]: WindowEntry): Turn =>
+    wire === undefined ? { message, reply, language } : { message, reply, language, wire };
   const historyOf = (state: SessionState): readonly Turn[] => {
     state.history ??= state.entries.map(toTurn);
     return state.history;
@@ -538,6 +544,12 @@ function encodeWhole(entries: readonly WindowEntry[]): Buffer {
   return bytes;
 }
 
+function entryOf(turn: Turn, at: number): WindowEntry {
+  return turn.wire === undefined
+    ? [turn.message, turn.reply, turn.language, at]
+    : [turn.message, turn.reply, turn.language, at, turn.wire];
+}
+
 function noSession(hash: string): SessionState {
   return { hash, turnCount: 0, createdAt: 0, lastActiveAt: 0, entries: [], legacy: false };
 }
@@ -551,7 +563,8 @@ function isWindow(value: unknown): value is WindowEntry[] {
         typeof entry[0] === 'string' &&
         typeof entry[1] === 'string' &&
         (entry[2] === 'de' || entry[2] === 'en') &&
-        typeof entry[3] === 'number',
+        typeof entry[3] === 'number' &&
+        (entry.length === 4 || (entry.length === 5 && Array.isArray(entry[4]))),
     )
   );
 }

@@ -270,7 +270,7 @@ describe('with the openai core', () => {
     expect(JSON.parse(done?.data ?? '').reply).toBe('Eins zwei drei vier');
   });
 
-  it('cancels the upstream when the client leaves mid-stream: refunded, nothing stored, client_closed', async () => {
+  it('cancels the upstream when the client leaves after the first delta: counted once, nothing stored', async () => {
     const up = await upstream();
     await up.script({ stream: { pieces: ['Es ', 'war ', 'einmal'], gapMs: 10_000 } });
     const s = await server({ env: openAiEnv(up) });
@@ -294,8 +294,37 @@ describe('with the openai core', () => {
       'the upstream to see its request aborted',
     );
     expect(abortedAt - hungUpAt).toBeLessThan(1_000);
-    await until(async () => ((await used(s, id)) === 0 ? true : undefined), 'the refund');
+    const line = await until(
+      () => s.logs.find((l) => l.includes('"outcome":"client_closed_after_delivery"')),
+      'the client_closed_after_delivery log line',
+    );
+    expect(JSON.parse(line)).toMatchObject({ route: '/api/chat', status: 499, keyId: id });
+    // A later turn of the same key is answered after the first one's bookkeeping ended.
+    await http(`${s.url}/api/chat`, { key, body: { message: 'Noch eins' } });
+    expect(await used(s, id)).toBe(2);
     expect(await s.services.sessions.read(id, 'left', Date.now())).toBeUndefined();
+  });
+
+  it('refunds a client that leaves before any part of the reply reached it', async () => {
+    const up = await upstream();
+    await up.script({ stream: { pieces: ['Es ', 'war'], firstTokenMs: 10_000 } });
+    const s = await server({ env: openAiEnv(up) });
+    const { id, key } = await s.createKey();
+    const controller = new AbortController();
+    const answering = postStream(`${s.url}/api/chat`, {
+      key,
+      body: { message: 'Märchen', sessionId: 'early' },
+      signal: controller.signal,
+    });
+    await until(
+      async () => (await up.received()).requests.length === 1 || undefined,
+      'the upstream call',
+    );
+    controller.abort();
+    await expect(answering).rejects.toThrow();
+    await until(async () => (await up.received()).requests.at(-1)?.abortedAt, 'the upstream abort');
+    await until(async () => ((await used(s, id)) === 0 ? true : undefined), 'the refund');
+    expect(await s.services.sessions.read(id, 'early', Date.now())).toBeUndefined();
     const line = await until(
       () => s.logs.find((l) => l.includes('"outcome":"client_closed"')),
       'the client_closed log line',

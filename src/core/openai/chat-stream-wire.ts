@@ -7,7 +7,7 @@
  * split across network packets).
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { CoreChunk } from '../core-adapter.js';
+import type { CoreChunk, JsonObject } from '../core-adapter.js';
 import type { StreamDecoder } from '../http/http-stream.js';
 import type { BodyReading } from '../http/http-upstream.js';
 import { isObject, readUsage } from './chat-wire.js';
@@ -63,6 +63,14 @@ function readEvent(event: EventSourceMessage): readonly CoreChunk[] | 'done' | s
     const content = choice.delta.content;
     if (typeof content === 'string' && content !== '')
       chunks.push({ type: 'delta', text: content });
+    const calls = choice.delta.tool_calls;
+    if (Array.isArray(calls)) {
+      if (!calls.every(isObject)) return 'a tool-call delta is not a JSON object';
+      if (calls.length > 0) chunks.push({ type: 'tool_calls', deltas: calls as JsonObject[] });
+    }
+  }
+  if (isObject(choice) && typeof choice.finish_reason === 'string') {
+    chunks.push({ type: 'finish', reason: choice.finish_reason });
   }
   const usage = readUsage(json.usage);
   if (usage) chunks.push({ type: 'usage', ...usage });

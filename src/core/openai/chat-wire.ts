@@ -4,7 +4,16 @@
  * reply's text and, when the server reports them, its token counts).
  */
 
-import type { CoreRequest, TokenUsage } from '../core-adapter.js';
+import {
+  type CoreFinish,
+  type CoreRequest,
+  GATEWAY_PARAMETERS,
+  type Json,
+  type TokenUsage,
+  type ToolCall,
+  type Turn,
+  type WireMessage,
+} from '../core-adapter.js';
 import type { BodyReading } from '../http/http-upstream.js';
 import type { OpenAiCoreOptions } from './openai-config.js';
 
@@ -15,7 +24,7 @@ export interface ChatMessage {
 
 export interface ChatCompletionRequest {
   readonly model: string;
-  readonly messages: readonly ChatMessage[];
+  readonly messages: readonly (ChatMessage | WireMessage)[];
   readonly temperature?: number;
   readonly top_p?: number;
   readonly max_tokens?: number;
@@ -23,6 +32,10 @@ export interface ChatCompletionRequest {
   readonly user?: string;
   readonly stream: boolean;
   readonly stream_options?: { readonly include_usage: true };
+  readonly response_format?: Json;
+  readonly tools?: Json;
+  readonly tool_choice?: Json;
+  readonly parallel_tool_calls?: Json;
 }
 
 /**
@@ -38,17 +51,22 @@ export function buildChatRequest(
   request: CoreRequest,
   stream = false,
 ): ChatCompletionRequest {
-  const messages: ChatMessage[] = [
+  const messages: (ChatMessage | WireMessage)[] = [
     { role: 'system', content: options.systemPrompts[request.language] },
   ];
   for (const instruction of request.instructions ?? []) {
     messages.push({ role: 'system', content: instruction });
   }
-  for (const turn of request.history) {
+  for (const turn of withoutOrphans(request.history)) {
+    if (turn.wire !== undefined) {
+      messages.push(...turn.wire);
+      continue;
+    }
     if (turn.message !== '') messages.push({ role: 'user', content: turn.message });
     if (turn.reply !== '') messages.push({ role: 'assistant', content: turn.reply });
   }
-  messages.push({ role: 'user', content: request.message });
+  if (request.input !== undefined) messages.push(...request.input);
+  else messages.push({ role: 'user', content: request.message });
   const sampling = request.sampling ?? {};
   const temperature = sampling.temperature ?? options.temperature;
   const maxTokens = smaller(sampling.maxTokens, options.maxTokens);
@@ -63,9 +81,25 @@ export function buildChatRequest(
   if (maxTokens !== undefined) body.max_tokens = maxTokens;
   if (sampling.stop !== undefined) body.stop = sampling.stop;
   if (sampling.user !== undefined) body.user = sampling.user;
+  // The client's own parameters for the model, unchanged (docs/contract.md,
+  // "OpenAI-compatible door").
+  for (const name of GATEWAY_PARAMETERS) {
+    const value = request.gateway?.[name];
+    if (value !== undefined) body[name] = value;
+  }
   body.stream = stream;
   if (stream) body.stream_options = { include_usage: true };
   return body as ChatCompletionRequest;
+}
+
+/**
+ * The history without the turns at its start that answer tool calls the window no longer
+ * holds: an upstream refuses tool results whose call it was not sent.
+ */
+function withoutOrphans(history: readonly Turn[]): readonly Turn[] {
+  let start = 0;
+  while (start < history.length && history[start]?.wire?.[0]?.role === 'tool') start++;
+  return start === 0 ? history : history.slice(start);
 }
 
 function smaller(a: number | undefined, b: number | undefined): number | undefined {
@@ -76,9 +110,14 @@ function smaller(a: number | undefined, b: number | undefined): number | undefin
 export interface ChatReply {
   readonly text: string;
   readonly usage: TokenUsage | undefined;
+  /** The finish reason and tool calls, when the answer called tools or did not just stop. */
+  readonly finish: CoreFinish | undefined;
 }
 
-/** Reads `choices[0].message.content` as a non-empty, trimmed string, and `usage` if any. */
+/**
+ * Reads `choices[0].message.content` as a trimmed string, non-empty unless the message
+ * carries tool calls, its `tool_calls` and `finish_reason`, and `usage` if any.
+ */
 export function parseChatReply(body: string): BodyReading<ChatReply> {
   let json: unknown;
   try {
@@ -93,14 +132,38 @@ export function parseChatReply(body: string): BodyReading<ChatReply> {
   if (!isObject(first) || !isObject(first.message)) {
     return { ok: false, problem: 'choices[0].message is missing' };
   }
+  const toolCalls = readToolCalls(first.message.tool_calls);
+  if (toolCalls === 'invalid')
+    return { ok: false, problem: 'choices[0].message.tool_calls is malformed' };
   const content = first.message.content;
-  if (typeof content !== 'string') {
+  const none = content === null || content === undefined;
+  if (typeof content !== 'string' && !(none && toolCalls !== undefined)) {
     return { ok: false, problem: 'choices[0].message.content is not a string' };
   }
-  const reply = content.trim();
-  return reply === ''
-    ? { ok: false, problem: 'choices[0].message.content is empty' }
-    : { ok: true, value: { text: reply, usage: readUsage(json.usage) } };
+  const reply = typeof content === 'string' ? content.trim() : '';
+  if (reply === '' && toolCalls === undefined) {
+    return { ok: false, problem: 'choices[0].message.content is empty' };
+  }
+  const reason = typeof first.finish_reason === 'string' ? first.finish_reason : 'stop';
+  const finish =
+    toolCalls !== undefined ? { reason, toolCalls } : reason !== 'stop' ? { reason } : undefined;
+  return { ok: true, value: { text: reply, usage: readUsage(json.usage), finish } };
+}
+
+/** A non-empty `tool_calls` array of function calls; undefined when there is none. */
+function readToolCalls(value: unknown): readonly ToolCall[] | undefined | 'invalid' {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) return 'invalid';
+  if (value.length === 0) return undefined;
+  const calls: ToolCall[] = [];
+  for (const call of value) {
+    if (!isObject(call) || typeof call.id !== 'string' || !isObject(call.function))
+      return 'invalid';
+    const { name, arguments: args } = call.function;
+    if (typeof name !== 'string' || typeof args !== 'string') return 'invalid';
+    calls.push({ id: call.id, type: 'function', function: { name, arguments: args } });
+  }
+  return calls;
 }
 
 /** `{prompt_tokens, completion_tokens}` as non-negative integers, else undefined. */

@@ -27,10 +27,12 @@ export function createOpenAiCore(options: OpenAiCoreOptions): CoreAdapter {
   };
   return {
     name: 'openai',
+    gateway: true,
     async reply(request) {
       const body = JSON.stringify(buildChatRequest(options, request));
-      const { text, usage } = await upstream.post(body, request.signal, parseChatReply);
+      const { text, usage, finish } = await upstream.post(body, request.signal, parseChatReply);
       if (usage) request.onUsage?.(usage);
+      if (finish) request.onFinish?.(finish);
       return text;
     },
     stream(request) {

@@ -19,7 +19,7 @@
  * a service whose clients never speak MCP starts without those modules.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { TakeTurn } from '../../chat/take-turn.js';
+import type { Handover, TakeTurn } from '../../chat/take-turn.js';
 import { ApiError } from '../../errors/api-error.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
@@ -134,9 +134,11 @@ async function handleMcp(
   const signal = clientSignal(reply);
   sdk ??= importSdk();
   const { createMcpServer, Transport } = await sdk;
+  const handover = new ResponseHandover();
   const server = createMcpServer(deps, {
     key,
     signal,
+    handover,
     idempotencyKey: request.headers['idempotency-key'],
     log: request.log,
     recordChat: (outcome, decision) => {
@@ -156,6 +158,8 @@ async function handleMcp(
     await server.connect(transport);
     const response = await transport.handleRequest(webRequest(request));
     const body = Buffer.from(await response.arrayBuffer());
+    // The chat calls' replies count only if this answer leaves to a client still there.
+    await handover.settle(!signal.aborted);
     // Nobody is there to answer; the request was logged when its connection closed.
     if (signal.aborted) return reply.hijack();
     reply.code(response.status);
@@ -164,7 +168,31 @@ async function handleMcp(
     });
     return reply.send(body.length > 0 ? body : undefined);
   } finally {
+    // A request that failed before its answer was ready delivered nothing.
+    await handover.settle(false);
     await server.close();
+  }
+}
+
+/** The chat turns of one POST, settled when its answer is ready to leave (see Handover). */
+class ResponseHandover implements Handover {
+  readonly ready: Promise<boolean>;
+  private settleReady: (delivered: boolean) => void = () => {};
+  private readonly work: Promise<unknown>[] = [];
+
+  constructor() {
+    this.ready = new Promise((resolve) => {
+      this.settleReady = resolve;
+    });
+  }
+
+  pending(work: Promise<unknown>): void {
+    this.work.push(work);
+  }
+
+  async settle(delivered: boolean): Promise<void> {
+    this.settleReady(delivered);
+    await Promise.allSettled(this.work);
   }
 }
 

@@ -16,11 +16,10 @@ import {
   CancelledNotificationSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { TakeTurn, TurnDecision } from '../../chat/take-turn.js';
+import type { Handover, TakeTurn, TurnDecision } from '../../chat/take-turn.js';
 import type { Language } from '../../core/core-adapter.js';
 import { safeError } from '../../errors/safe-error.js';
 import { keyUsage } from '../../quota/key-usage.js';
@@ -44,6 +43,8 @@ export interface McpCall {
   readonly key: AuthenticatedKey;
   /** Aborts when the client has gone away. */
   readonly signal: CancelSignal;
+  /** Where the chat turns learn whether the POST's answer reached its client. */
+  readonly handover: Handover;
   /** The `Idempotency-Key` header of the POST, if any. */
   readonly idempotencyKey: string | string[] | undefined;
   readonly log: FastifyBaseLogger;
@@ -69,7 +70,11 @@ export function createMcpServer(deps: McpServerDeps, call: McpCall): Server {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...deps.tools] }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const name = request.params.name;
-    if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    // A plain error with a code: an McpError's message already carries the "MCP error"
+    // prefix, which the client's McpError would add a second time.
+    if (!isToolName(name)) {
+      throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
+    }
     const args = request.params.arguments ?? {};
     try {
       return await handlers[name](args);
@@ -108,6 +113,7 @@ function toolHandlers(deps: McpServerDeps, call: McpCall): Record<ToolName, Tool
         idempotencyKey: call.idempotencyKey,
         fingerprint: { endpoint: FINGERPRINT_ENDPOINT[language], body: JSON.stringify(args) },
         signal: call.signal,
+        handover: call.handover,
       });
       call.recordChat(decision.kind === 'soft_error' ? decision.code : decision.kind, decision);
       if (decision.kind === 'failed') {

@@ -29,6 +29,7 @@ export function turnResult(decision: TurnDecision, messageMaxChars: number): Cal
     case 'failed':
       return toolError(decision.code);
     case 'client_closed':
+    case 'client_closed_after_delivery':
       // Nobody receives this: the client has gone.
       return toolError('internal_error');
     default:

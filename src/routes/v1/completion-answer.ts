@@ -7,7 +7,7 @@
  * idempotent outcome is rendered byte for byte as the first time.
  */
 import type { TurnStamp } from '../../chat/take-turn.js';
-import type { TokenUsage } from '../../core/core-adapter.js';
+import type { CoreFinish, JsonObject, TokenUsage } from '../../core/core-adapter.js';
 import { ERROR_MESSAGES, type ErrorCode } from '../../errors/error-codes.js';
 
 export interface OpenAiError {
@@ -92,20 +92,24 @@ export function chatCompletion(
   model: string,
   content: string,
   usage: TokenUsage,
+  finish: CoreFinish | undefined,
 ) {
+  const toolCalls = finish?.toolCalls;
+  const message =
+    toolCalls === undefined
+      ? { role: 'assistant', content, refusal: null }
+      : {
+          role: 'assistant',
+          content: content === '' ? null : content,
+          refusal: null,
+          tool_calls: toolCalls,
+        };
   return {
     id: completionId(stamp),
     object: 'chat.completion',
     created: Math.floor(stamp.createdAt / 1000),
     model,
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content, refusal: null },
-        logprobs: null,
-        finish_reason: 'stop',
-      },
-    ],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finish?.reason ?? 'stop' }],
     usage: usageOf(usage),
   };
 }
@@ -132,7 +136,8 @@ export function chunkWriter(stamp: TurnStamp, model: string, includeUsage: boole
   return {
     role: () => chunk({ role: 'assistant', content: '', refusal: null }, null),
     content: (text: string) => chunk({ content: text }, null),
-    finish: () => chunk({}, 'stop'),
+    toolCalls: (deltas: readonly JsonObject[]) => chunk({ tool_calls: deltas }, null),
+    finish: (reason = 'stop') => chunk({}, reason),
     usage: (usage: TokenUsage) =>
       includeUsage
         ? JSON.stringify({ id, object, created, model, choices: [], usage: usageOf(usage) })

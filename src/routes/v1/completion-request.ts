@@ -9,7 +9,15 @@
  * messages are the history, system and developer messages the client's instructions.
  */
 import type { ProblemDetail, TurnRequest } from '../../chat/take-turn.js';
-import type { Language, Sampling, Turn } from '../../core/core-adapter.js';
+import type {
+  GatewayParameter,
+  GatewayParameters,
+  Json as JsonValue,
+  Language,
+  Sampling,
+  Turn,
+  WireMessage,
+} from '../../core/core-adapter.js';
 import type { SoftErrorCode } from '../../errors/error-codes.js';
 import { SESSION_ID_PATTERN } from '../../sessions/session-service.js';
 import { parseJsonObject } from '../api/chat/chat-request.js';
@@ -86,16 +94,26 @@ function readTurn(
   readModel(body.model);
   refuseUnsupported(body);
   const sampling = readSampling(body);
-  const { message, history, instructions } = readMessages(body.messages, messageMaxChars, language);
+  const { gateway, needs: parameterNeeds } = readGateway(body);
+  const { message, history, instructions, input, needs } = readMessages(
+    body.messages,
+    messageMaxChars,
+    language,
+  );
   const sessionId = readSessionHeader(sessionHeader);
+  const gatewayOnly = parameterNeeds ?? needs;
   return {
     ok: true,
     message,
     sessionId,
-    // With X-Session-Id the stored session is the history (contract §10).
+    // With X-Session-Id the stored session is the history (docs/contract.md,
+    // "OpenAI-compatible door").
     history: sessionId === undefined ? history : undefined,
     instructions: instructions.length > 0 ? instructions : undefined,
     sampling: Object.keys(sampling).length > 0 ? sampling : undefined,
+    ...(input === undefined ? {} : { input }),
+    ...(Object.keys(gateway).length > 0 ? { gateway } : {}),
+    ...(gatewayOnly === undefined ? {} : { gatewayOnly }),
   };
 }
 
@@ -111,21 +129,14 @@ function readModel(model: unknown): void {
   }
 }
 
-/** Parameters plauder does not offer: refused by name rather than silently ignored. */
+/** Parameters plauder does not offer on any core: refused by name rather than ignored. */
 function refuseUnsupported(body: Json): void {
   if (body.n !== undefined && body.n !== null && body.n !== 1) {
     throw refuse('body_invalid', 'n', 'Only n=1 is supported: plauder makes one reply per turn.');
   }
-  for (const name of ['tools', 'functions'] as const) {
-    const value = body[name];
-    if (value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0)) {
-      throw refuse('body_invalid', name, `${name} are not supported by plauder.`);
-    }
-  }
-  for (const name of ['tool_choice', 'function_call'] as const) {
-    const value = body[name];
-    if (value !== undefined && value !== null && value !== 'none' && value !== 'auto') {
-      throw refuse('body_invalid', name, `${name} is not supported by plauder.`);
+  for (const name of ['functions', 'function_call'] as const) {
+    if (body[name] !== undefined && body[name] !== null) {
+      throw refuse('body_invalid', name, `${name} is deprecated and not supported: use tools.`);
     }
   }
   if (body.audio !== undefined && body.audio !== null) {
@@ -135,6 +146,68 @@ function refuseUnsupported(body: Json): void {
   if (Array.isArray(modalities) && modalities.some((m) => m !== 'text')) {
     throw refuse('body_invalid', 'modalities', 'Only the text modality is supported.');
   }
+}
+
+/**
+ * The parameters passed through to a gateway core (docs/contract.md, "OpenAI-compatible
+ * door"), checked for their shape only; the upstream judges the rest. The first one set
+ * names the refusal of a core that cannot honour them. `response_format: {type: "text"}`
+ * asks for what every core does, so it needs no gateway.
+ */
+function readGateway(body: Json): { gateway: GatewayParameters; needs?: ProblemDetail } {
+  const gateway: { -readonly [K in GatewayParameter]?: JsonValue } = {};
+  let needs: ProblemDetail | undefined;
+  const need = (param: string, message: string) => {
+    needs ??= { param, message };
+  };
+  const format = body.response_format;
+  if (format !== undefined && format !== null) {
+    const type = isObject(format) ? format.type : undefined;
+    if (type !== 'text' && type !== 'json_object' && type !== 'json_schema') {
+      throw refuse(
+        'body_invalid',
+        'response_format',
+        'response_format must be {"type": "text" | "json_object" | "json_schema"}.',
+      );
+    }
+    if (type === 'json_schema' && !(isObject(format) && isObject(format.json_schema))) {
+      throw refuse(
+        'body_invalid',
+        'response_format.json_schema',
+        'response_format of type json_schema needs a json_schema object.',
+      );
+    }
+    gateway.response_format = format as JsonValue;
+    if (type !== 'text') need('response_format', 'response_format is not supported');
+  }
+  const tools = body.tools;
+  if (tools !== undefined && tools !== null) {
+    if (!Array.isArray(tools) || !tools.every(isObject)) {
+      throw refuse('body_invalid', 'tools', 'tools must be an array of tool objects.');
+    }
+    if (tools.length === 0) {
+      throw refuse('body_invalid', 'tools', 'tools must not be empty: leave it out instead.');
+    }
+    gateway.tools = tools as JsonValue;
+    need('tools', 'tools are not supported');
+  }
+  const choice = body.tool_choice;
+  if (choice !== undefined && choice !== null) {
+    if (typeof choice !== 'string' && !isObject(choice)) {
+      throw refuse('body_invalid', 'tool_choice', 'tool_choice must be a string or an object.');
+    }
+    gateway.tool_choice = choice as JsonValue;
+    need('tool_choice', 'tool_choice is not supported');
+  }
+  const parallel = body.parallel_tool_calls;
+  if (parallel !== undefined && parallel !== null) {
+    if (typeof parallel !== 'boolean') {
+      throw refuse('body_invalid', 'parallel_tool_calls', 'parallel_tool_calls must be a boolean.');
+    }
+    gateway.parallel_tool_calls = parallel;
+    need('parallel_tool_calls', 'parallel_tool_calls is not supported');
+  }
+  return needs === undefined ? { gateway } : { gateway, needs };
 }
 
 function readSampling(body: Json): Sampling {
@@ -193,14 +266,32 @@ function readStop(stop: unknown): readonly string[] | undefined {
   throw refuse('body_invalid', 'stop', 'stop must be a string or an array of up to 4 strings.');
 }
 
-const ROLES = new Set(['system', 'developer', 'user', 'assistant']);
+const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
+
+/** One message as read: its role, its text, and what only a gateway core can take. */
+interface ReadMessage {
+  readonly role: string;
+  readonly text: string;
+  /** The message as the client sent it, for a gateway core. */
+  readonly wire: WireMessage;
+  /** Tool calls, tool results or image parts: the first one, named. */
+  readonly needs: ProblemDetail | undefined;
+}
 
 interface Conversation {
   readonly message: string;
   readonly history: Turn[];
   readonly instructions: string[];
+  /** The turn's input as messages, when it is more than one user text. */
+  readonly input?: readonly WireMessage[];
+  readonly needs?: ProblemDetail;
 }
 
+/**
+ * The last messages after the last assistant message are the turn's input: a user message,
+ * or in an agent loop the tool results (and any user message after them). Earlier messages
+ * are the history, turn by turn: what led to each assistant message, then that message.
+ */
 function readMessages(
   messages: unknown,
   messageMaxChars: number,
@@ -215,47 +306,90 @@ function readMessages(
     throw refuse('message_missing', 'messages', 'messages must contain at least one message.');
   }
   const read = messages.map((message, i) => readMessage(message, `messages[${i}]`));
-  const last = read.at(-1);
-  if (last?.role !== 'user') {
-    throw refuse('message_missing', 'messages', 'The last message must be a user message.');
-  }
-  if (last.text.trim() === '') {
+  const instructions = read
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => m.text)
+    .filter((text) => text.trim() !== '');
+  const talk = read.filter((m) => m.role !== 'system' && m.role !== 'developer');
+  const last = talk.at(-1);
+  if (last === undefined || (last.role !== 'user' && last.role !== 'tool')) {
     throw refuse(
       'message_missing',
-      `messages[${read.length - 1}].content`,
-      'The last user message is empty.',
+      'messages',
+      'The last message must be a user message (or tool results).',
     );
   }
-  if (codePoints(last.text) > messageMaxChars) {
+  let start = talk.length;
+  while (start > 0 && talk[start - 1]?.role !== 'assistant') start--;
+  const trailing = talk.slice(start);
+  const at = `messages[${read.length - 1}].content`;
+  const needs = talk.find((m) => m.needs !== undefined)?.needs;
+  const plain = trailing.every((m) => m.needs === undefined);
+  // A plain turn is its last user message; earlier ones of the run are history.
+  const input = plain ? [last] : trailing;
+  const userText = input
+    .filter((m) => m.role === 'user')
+    .map((m) => m.text)
+    .join('\n');
+  const message = input.map((m) => m.text).join('\n');
+  if (message.trim() === '' && plain) {
+    throw refuse('message_missing', at, 'The last user message is empty.');
+  }
+  if (codePoints(userText) > messageMaxChars) {
     throw refuse(
       'message_too_long',
-      `messages[${read.length - 1}].content`,
+      at,
       `The last user message is longer than ${messageMaxChars} characters.`,
     );
   }
+  const history = historyOf(plain ? talk.slice(0, -1) : talk.slice(0, start), language);
+  const conversation: Conversation = { message, history, instructions };
+  return plain
+    ? { ...conversation, ...(needs ? { needs } : {}) }
+    : { ...conversation, input: trailing.map((m) => m.wire), needs: needs ?? trailing[0]?.needs };
+}
+
+/**
+ * Earlier messages as turns, one per assistant message. A run of plain text makes text
+ * turns (a user message left unanswered is a turn with an empty reply); a turn with tool
+ * calls, tool results or images keeps its messages as they were sent.
+ */
+function historyOf(messages: readonly ReadMessage[], language: Language): Turn[] {
   const history: Turn[] = [];
-  const instructions: string[] = [];
-  let open: { message: string; reply: string } | undefined;
-  for (const { role, text } of read.slice(0, -1)) {
-    if (role === 'system' || role === 'developer') {
-      if (text.trim() !== '') instructions.push(text);
-    } else if (role === 'user') {
-      if (open) history.push({ message: open.message, reply: open.reply, language });
-      open = { message: text, reply: '' };
-    } else {
-      history.push({ message: open?.message ?? '', reply: text, language });
-      open = undefined;
+  let run: ReadMessage[] = [];
+  const close = (answer: ReadMessage | undefined) => {
+    const group = answer ? [...run, answer] : run;
+    run = [];
+    if (group.some((m) => m.needs !== undefined)) {
+      const message = group
+        .filter((m) => m.role !== 'assistant')
+        .map((m) => m.text)
+        .join('\n');
+      const reply = answer?.text ?? '';
+      history.push({ message, reply, language, wire: group.map((m) => m.wire) });
+      return;
     }
+    let open: string | undefined;
+    for (const m of group) {
+      if (m.role === 'assistant') {
+        history.push({ message: open ?? '', reply: m.text, language });
+        open = undefined;
+      } else {
+        if (open !== undefined) history.push({ message: open, reply: '', language });
+        open = m.text;
+      }
+    }
+    if (open !== undefined) history.push({ message: open, reply: '', language });
+  };
+  for (const m of messages) {
+    if (m.role === 'assistant') close(m);
+    else run.push(m);
   }
-  if (open) history.push({ message: open.message, reply: open.reply, language });
-  return { message: last.text, history: withoutEmpty(history), instructions };
+  if (run.length > 0) close(undefined);
+  return history.filter((turn) => turn.message !== '' || turn.reply !== '' || turn.wire);
 }
 
-function withoutEmpty(history: Turn[]): Turn[] {
-  return history.filter((turn) => turn.message !== '' || turn.reply !== '');
-}
-
-function readMessage(message: unknown, at: string): { role: string; text: string } {
+function readMessage(message: unknown, at: string): ReadMessage {
   if (!isObject(message)) throw refuse('message_invalid', at, `${at} must be an object.`);
   const role = message.role;
   if (typeof role !== 'string' || !ROLES.has(role)) {
@@ -263,43 +397,104 @@ function readMessage(message: unknown, at: string): { role: string; text: string
     throw refuse(
       'message_invalid',
       `${at}.role`,
-      `${what} not supported: use system, developer, user or assistant.`,
+      `${what} not supported: use system, developer, user, assistant or tool.`,
     );
   }
+  const wire = message as WireMessage;
+  let needs: ProblemDetail | undefined;
   const toolCalls = message.tool_calls;
-  if (Array.isArray(toolCalls) && toolCalls.length > 0) {
-    throw refuse('message_invalid', `${at}.tool_calls`, 'Tool calls are not supported by plauder.');
+  if (toolCalls !== undefined && toolCalls !== null) {
+    if (role !== 'assistant' || !Array.isArray(toolCalls) || !toolCalls.every(isToolCall)) {
+      throw refuse(
+        'message_invalid',
+        `${at}.tool_calls`,
+        `${at}.tool_calls must be an array of {id, type: "function", function: {name, arguments}} on an assistant message.`,
+      );
+    }
+    if (toolCalls.length > 0)
+      needs = { param: `${at}.tool_calls`, message: 'Tool calls are not supported' };
   }
-  return { role, text: readContent(message.content, role, `${at}.content`) };
+  if (role === 'tool') {
+    if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '') {
+      throw refuse('message_invalid', `${at}.tool_call_id`, `${at}.tool_call_id must be a string.`);
+    }
+    needs = { param: at, message: 'Tool messages are not supported' };
+  }
+  const content = readContent(message.content, role, `${at}.content`);
+  return { role, text: content.text, wire, needs: needs ?? content.needs };
 }
 
-function readContent(content: unknown, role: string, at: string): string {
-  if (typeof content === 'string') return content;
-  if ((content === null || content === undefined) && role === 'assistant') return '';
+function isToolCall(call: unknown): boolean {
+  return (
+    isObject(call) &&
+    typeof call.id === 'string' &&
+    (call.type === undefined || call.type === 'function') &&
+    isObject(call.function) &&
+    typeof call.function.name === 'string' &&
+    typeof call.function.arguments === 'string'
+  );
+}
+
+function readContent(
+  content: unknown,
+  role: string,
+  at: string,
+): { text: string; needs?: ProblemDetail } {
+  if (typeof content === 'string') return { text: content };
+  if ((content === null || content === undefined) && role === 'assistant') return { text: '' };
   if (!Array.isArray(content)) {
-    throw refuse('message_invalid', at, `${at} must be a string or an array of text parts.`);
+    throw refuse('message_invalid', at, `${at} must be a string or an array of content parts.`);
   }
-  return content.map((part, j) => readPart(part, `${at}[${j}]`)).join('\n');
+  const texts: string[] = [];
+  let needs: ProblemDetail | undefined;
+  content.forEach((part, j) => {
+    const read = readPart(part, `${at}[${j}]`, role);
+    if (read.text !== undefined) texts.push(read.text);
+    needs ??= read.needs;
+  });
+  return { text: texts.join('\n'), ...(needs ? { needs } : {}) };
 }
 
 const UNSUPPORTED_PARTS: Readonly<Record<string, string>> = {
-  image_url: 'Image parts are not supported by plauder.',
   input_audio: 'Audio parts are not supported by plauder.',
   file: 'File parts are not supported by plauder.',
-  refusal: 'Refusal parts are not supported by plauder.',
 };
 
-function readPart(part: unknown, at: string): string {
+function readPart(
+  part: unknown,
+  at: string,
+  role: string,
+): { text?: string; needs?: ProblemDetail } {
   if (!isObject(part)) throw refuse('message_invalid', at, `${at} must be an object.`);
   const type = part.type;
   if (type === 'text') {
     if (typeof part.text !== 'string') {
       throw refuse('message_invalid', `${at}.text`, `${at}.text must be a string.`);
     }
-    return part.text;
+    return { text: part.text };
+  }
+  if (type === 'refusal' && role === 'assistant') {
+    if (typeof part.refusal !== 'string') {
+      throw refuse('message_invalid', `${at}.refusal`, `${at}.refusal must be a string.`);
+    }
+    return { text: part.refusal };
+  }
+  if (type === 'image_url' && role === 'user') {
+    if (!isObject(part.image_url) || typeof part.image_url.url !== 'string') {
+      throw refuse(
+        'message_invalid',
+        `${at}.image_url`,
+        `${at}.image_url must be {"url": string}.`,
+      );
+    }
+    return { needs: { param: at, message: 'Image parts are not supported' } };
   }
   const unsupported = typeof type === 'string' ? UNSUPPORTED_PARTS[type] : undefined;
-  throw refuse('message_invalid', `${at}.type`, unsupported ?? 'Only text parts are supported.');
+  throw refuse(
+    'message_invalid',
+    `${at}.type`,
+    unsupported ?? 'Only text parts (and image_url parts in user messages) are supported.',
+  );
 }
 
 function readSessionHeader(header: string | string[] | undefined): string | undefined {

@@ -67,7 +67,12 @@ class SseCompletionStream implements CompletionStream {
         this.opened = open(reply, quota, stamp, options);
       },
       delta: (text) => {
+        reply.request.partDelivered = true;
         this.opened?.events.send(this.opened.chunks.content(text));
+      },
+      toolCalls: (deltas) => {
+        reply.request.partDelivered = true;
+        this.opened?.events.send(this.opened.chunks.toolCalls(deltas));
       },
     };
   }
@@ -86,7 +91,7 @@ function finishStream(opened: Open, decision: TurnDecision, request: FastifyRequ
   request.chatOutcome = decision.kind === 'soft_error' ? decision.code : decision.kind;
   switch (decision.kind) {
     case 'reply':
-      sendEnd(opened, decision.usage);
+      sendEnd(opened, decision.usage, decision.finish?.reason);
       break;
     case 'failed':
       request.log.error(
@@ -96,6 +101,7 @@ function finishStream(opened: Open, decision: TurnDecision, request: FastifyRequ
       sendError(opened.events, decision.code, request);
       break;
     case 'client_closed':
+    case 'client_closed_after_delivery':
       break;
     case 'soft_error':
     case 'quota_exceeded':
@@ -112,8 +118,8 @@ function finishStream(opened: Open, decision: TurnDecision, request: FastifyRequ
   opened.events.end();
 }
 
-function sendEnd({ events, chunks }: Open, usage: TokenUsage) {
-  events.send(chunks.finish());
+function sendEnd({ events, chunks }: Open, usage: TokenUsage, reason?: string) {
+  events.send(chunks.finish(reason));
   const usageChunk = chunks.usage(usage);
   if (usageChunk !== undefined) events.send(usageChunk);
   events.send(DONE);
@@ -134,8 +140,18 @@ export function replayCompletionStream(
     ? { 'idempotent-replayed': 'true' }
     : {};
   const opened = open(reply, decision.quota, decision, options, replayed);
-  opened.events.send(opened.chunks.content(decision.reply));
-  sendEnd(opened, decision.usage);
+  if (decision.reply !== '') opened.events.send(opened.chunks.content(decision.reply));
+  const toolCalls = decision.finish?.toolCalls;
+  if (toolCalls !== undefined) {
+    const deltas = toolCalls.map((call, index) => ({
+      index,
+      id: call.id,
+      type: call.type,
+      function: { name: call.function.name, arguments: call.function.arguments },
+    }));
+    opened.events.send(opened.chunks.toolCalls(deltas));
+  }
+  sendEnd(opened, decision.usage, decision.finish?.reason);
   opened.events.end();
   return reply;
 }

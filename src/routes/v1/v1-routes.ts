@@ -51,6 +51,12 @@ const MODELS_CREATED = 1_767_225_600;
 export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise<void> {
   app.addSchema(openAiErrorSchema);
   app.setErrorHandler(renderError);
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (!retryCanHelp(reply.statusCode, reply.getHeader('retry-after'))) {
+      reply.header('x-should-retry', 'false');
+    }
+    done(null, payload);
+  });
   app.setNotFoundHandler((request, reply) => sendError(request, reply, 'not_found'));
 
   app.get(
@@ -122,6 +128,23 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
   );
 }
 
+/**
+ * Whether a client should send the same request again: OpenAI's clients retry 408, 409, 429
+ * and 5xx unless told `x-should-retry: false`. A wait past a minute (the month used up), a
+ * bad request, and a core failure after plauder's own upstream retries cannot be fixed by
+ * retrying at once (docs/contract.md, "OpenAI-compatible door"); the minute's limit, a
+ * turn still in flight and a service that is stopping can.
+ */
+export function retryCanHelp(status: number, retryAfter: unknown): boolean {
+  if (status < 400) return true;
+  if (status === 408 || status === 503) return true;
+  if (status === 409 || status === 429) {
+    const seconds = Number(retryAfter);
+    return Number.isFinite(seconds) && seconds <= 60;
+  }
+  return false;
+}
+
 function modelObject(id: string) {
   return { id, object: 'model', created: MODELS_CREATED, owned_by: 'plauder' };
 }
@@ -173,7 +196,13 @@ function render(
       if (parsed.stream) return replayCompletionStream(decision, reply, streamOptions);
       reply.headers(rateLimitHeaders(decision.quota));
       if (decision.replayed) reply.header('idempotent-replayed', 'true');
-      return chatCompletion(decision, parsed.model, decision.reply, decision.usage);
+      return chatCompletion(
+        decision,
+        parsed.model,
+        decision.reply,
+        decision.usage,
+        decision.finish,
+      );
     case 'soft_error': {
       const { code, detail } = decision;
       reply.headers(rateLimitHeaders(decision.quota));

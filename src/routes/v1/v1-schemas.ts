@@ -25,24 +25,45 @@ export const openAiErrorSchema = {
 
 export const openAiErrorRef = { $ref: 'OpenAiError#' } as const;
 
+const toolCallSchema = {
+  type: 'object',
+  required: ['id', 'type', 'function'],
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string', const: 'function' },
+    function: {
+      type: 'object',
+      required: ['name', 'arguments'],
+      properties: { name: { type: 'string' }, arguments: { type: 'string' } },
+    },
+  },
+} as const;
+
 const messageSchema = {
   type: 'object',
-  required: ['role', 'content'],
+  required: ['role'],
   properties: {
-    role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant'] },
+    role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
     content: {
       oneOf: [
         { type: 'string' },
+        { type: 'null' },
         {
           type: 'array',
           items: {
             type: 'object',
-            required: ['type', 'text'],
-            properties: { type: { const: 'text' }, text: { type: 'string' } },
+            required: ['type'],
+            properties: {
+              type: { type: 'string', enum: ['text', 'image_url', 'refusal'] },
+              text: { type: 'string' },
+              image_url: { type: 'object', properties: { url: { type: 'string' } } },
+            },
           },
         },
       ],
     },
+    tool_calls: { type: 'array', items: toolCallSchema },
+    tool_call_id: { type: 'string' },
   },
 } as const;
 
@@ -50,11 +71,13 @@ export const completionRequestSchema = {
   type: 'object',
   required: ['model', 'messages'],
   description:
-    "OpenAI's Chat Completions body. The last message (a user message) is the turn's message; " +
-    'earlier user/assistant messages are the history (unless `X-Session-Id` is sent), ' +
-    "system/developer messages follow the operator's system prompt for an LLM core. " +
-    '`n` other than 1, tools, audio and image parts are refused (400 naming the parameter); ' +
-    'unknown fields are ignored.',
+    "OpenAI's Chat Completions body. The last message (a user message, or in an agent loop " +
+    "the tool results) is the turn's input; earlier messages are the history (unless " +
+    "`X-Session-Id` is sent), system/developer messages follow the operator's system prompt " +
+    'for an LLM core. With an LLM core (`openai`) `response_format`, `tools`, `tool_choice`, ' +
+    '`parallel_tool_calls`, tool calls, tool messages and image parts pass through to the ' +
+    'upstream; other cores refuse them (400 naming the parameter). `n` other than 1 and ' +
+    'audio are refused on every core; unknown fields are ignored.',
   properties: {
     model: { type: 'string', enum: ['plauder-de', 'plauder-en'] },
     messages: { type: 'array', minItems: 1, items: messageSchema },
@@ -72,6 +95,17 @@ export const completionRequestSchema = {
     },
     user: { type: 'string' },
     n: { type: 'integer', const: 1 },
+    response_format: {
+      type: 'object',
+      required: ['type'],
+      properties: {
+        type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] },
+        json_schema: { type: 'object' },
+      },
+    },
+    tools: { type: 'array', minItems: 1, items: { type: 'object' } },
+    tool_choice: { oneOf: [{ type: 'string' }, { type: 'object' }] },
+    parallel_tool_calls: { type: 'boolean' },
   },
 } as const;
 
@@ -107,8 +141,9 @@ export const chatCompletionSchema = {
             required: ['role', 'content', 'refusal'],
             properties: {
               role: { type: 'string', const: 'assistant' },
-              content: { type: 'string' },
+              content: { type: ['string', 'null'] },
               refusal: { type: 'null' },
+              tool_calls: { type: 'array', items: toolCallSchema },
             },
           },
           logprobs: { type: 'null' },

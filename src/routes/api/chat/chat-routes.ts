@@ -180,6 +180,7 @@ export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
     case 'failed':
       throw Object.assign(new ApiError(decision.code), { cause: decision.cause });
     case 'client_closed':
+    case 'client_closed_after_delivery':
       // Nobody is there to answer; the request is logged when its connection closed.
       return reply.hijack();
     default:
@@ -206,5 +207,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The turn's outcome (`reply`, a soft error code, ...), for logs and metrics. */
     chatOutcome?: string;
+    /** A part of a streamed reply was written: a hang-up after it counts the turn. */
+    partDelivered?: boolean;
   }
 }

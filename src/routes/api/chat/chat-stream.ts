@@ -41,6 +41,7 @@ class SseChatStream implements ChatStream {
         this.events = openEventStream(reply, rateLimitHeaders(quota), pingMs);
       },
       delta: (text) => {
+        reply.request.partDelivered = true;
         this.events?.send(JSON.stringify({ text }), 'delta');
       },
     };
@@ -70,6 +71,7 @@ function finishStream(events: EventStream, decision: TurnDecision, request: Fast
       sendError(events, decision.code, request);
       break;
     case 'client_closed':
+    case 'client_closed_after_delivery':
       // Nobody is left to read; the request was logged when its connection closed.
       break;
     case 'soft_error':
