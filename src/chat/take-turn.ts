@@ -323,10 +323,11 @@ export function createTakeTurn(
     const result = await running;
     // A client that leaves once a part of the reply reached it has had it: the turn counts,
     // though nothing is stored or kept (docs/contract.md, "The client goes away").
-    const gone = (): Promise<TurnDecision> | TurnDecision =>
-      delivery?.delivered
-        ? { kind: 'client_closed_after_delivery' }
-        : failed({ kind: 'client_closed' });
+    const gone = async (): Promise<TurnDecision> => {
+      if (delivery?.delivered) return { kind: 'client_closed_after_delivery' };
+      await reservation.refund({ keepMinute: true });
+      return { kind: 'client_closed' };
+    };
     if (!result.ok) {
       if (result.code === 'client_closed') return gone();
       return failed({ kind: 'failed', code: result.code, cause: result.cause });
@@ -365,7 +366,7 @@ export function createTakeTurn(
       handover.pending(
         handover.ready.then(async (delivered) => {
           if (delivered) return record().catch(() => {});
-          await reservation.refund();
+          await reservation.refund({ keepMinute: true });
           await claim?.release();
         }),
       );

@@ -47,7 +47,12 @@ export type Reservation =
   | {
       readonly ok: true;
       readonly state: QuotaState;
-      refund(): Promise<void>;
+      /**
+       * Gives the unit back. `keepMinute`: the month's only, for a turn whose core was asked
+       * and whose client left before any reply reached it: the minute's limit bounds the core
+       * work a key can cause, whatever it receives.
+       */
+      refund(options?: { readonly keepMinute?: boolean }): Promise<void>;
       /** The row of the read the reservation carried, when the database could carry it. */
       readonly alongside?: { readonly row: unknown };
     }
@@ -165,7 +170,8 @@ export function createQuotaService(
       return {
         ok: true,
         state,
-        refund: () => refunds.refund(key.id, window.month, minute, day),
+        refund: (options) =>
+          refunds.refund(key.id, window.month, options?.keepMinute ? undefined : minute, day),
         alongside: outcome.alongside,
       };
     },
