@@ -54,6 +54,11 @@ export interface Config {
   readonly idempotencyTtlMs: number;
   readonly messageMaxChars: number;
   readonly bodyLimitBytes: number;
+  /**
+   * The body limit of `/v1/chat/completions`, whose requests may carry images and an agent's
+   * tool results; read only after the key is known.
+   */
+  readonly completionBodyLimitBytes: number;
   readonly limits: ConnectionLimits;
   readonly core: CoreSettings;
   readonly coreTimeoutMs: number;
@@ -120,6 +125,11 @@ const SETTINGS = {
   idempotencyTtlMs: setting('PLAUDER_IDEMPOTENCY_TTL', duration({ max: TEN_YEARS_MS }), '24h'),
   messageMaxChars: setting('PLAUDER_MESSAGE_MAX_CHARS', integer(1, 1_000_000), '4000'),
   bodyLimitBytes: setting('PLAUDER_BODY_LIMIT', integer(1024, 16_777_216), '65536'),
+  completionBodyLimitBytes: setting(
+    'PLAUDER_COMPLETION_BODY_LIMIT',
+    integer(1024, 67_108_864),
+    '4194304',
+  ),
   requestTimeoutMs: setting('PLAUDER_REQUEST_TIMEOUT', duration({ min: 100 }), '30s'),
   headersTimeoutMs: setting('PLAUDER_HEADERS_TIMEOUT', duration({ min: 100 }), '10s'),
   keepAliveTimeoutMs: setting('PLAUDER_KEEP_ALIVE_TIMEOUT', duration({ min: 100 }), '5s'),
@@ -178,6 +188,7 @@ export function loadConfig(env: Env): Config {
     idempotencyTtlMs: s.idempotencyTtlMs,
     messageMaxChars: s.messageMaxChars,
     bodyLimitBytes: s.bodyLimitBytes,
+    completionBodyLimitBytes: s.completionBodyLimitBytes,
     limits: Object.freeze({
       requestTimeoutMs: s.requestTimeoutMs,
       headersTimeoutMs: s.headersTimeoutMs,

@@ -301,6 +301,38 @@ describe('tools through an LLM core (openai client)', () => {
   });
 });
 
+describe('the body limit of /v1/chat/completions', () => {
+  it('takes an image larger than /api/chat bodies, refuses one past PLAUDER_COMPLETION_BODY_LIMIT', async () => {
+    const up = await upstream();
+    const s = await server(up, { PLAUDER_COMPLETION_BODY_LIMIT: '1048576' });
+    const { id, key } = await s.createKey();
+    const image = (bytes: number) => ({
+      model: 'plauder-en',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in it?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(bytes)}` } },
+          ],
+        },
+      ],
+    });
+    const fits = await http(`${s.url}/v1/chat/completions`, { key, body: image(512 * 1024) });
+    expect(fits.status).toBe(200);
+    const tooLarge = await http(`${s.url}/v1/chat/completions`, { key, body: image(1_100_000) });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.json.error.code).toBe('payload_too_large');
+    // A large body without a valid key is refused for the key.
+    const keyless = await http(`${s.url}/v1/chat/completions`, {
+      key: 'plauder_wrong',
+      body: image(512 * 1024),
+    });
+    expect(keyless.status).toBe(401);
+    expect(await used(s, id)).toBe(1);
+  });
+});
+
 describe('structured output through an LLM core (openai client)', () => {
   const schema = {
     type: 'json_schema' as const,

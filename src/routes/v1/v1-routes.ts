@@ -14,7 +14,7 @@ import { ERROR_MESSAGES, type ErrorCode } from '../../errors/error-codes.js';
 import { safeError } from '../../errors/safe-error.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
-import { authenticate } from '../api/authenticate.js';
+import { type AuthenticatedKey, authenticate } from '../api/authenticate.js';
 import { judgeContentTypeLater, refuse } from '../api/chat/chat-routes.js';
 import { clientSignal } from '../api/client-signal.js';
 import { bearerSecurity } from '../schemas.js';
@@ -49,6 +49,15 @@ const MODELS_CREATED = 1_767_225_600;
 
 /** Registered with the prefix `/v1`. */
 export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise<void> {
+  const keys = new WeakMap<FastifyRequest, AuthenticatedKey>();
+  const authenticateFirst = async (request: FastifyRequest) => {
+    keys.set(request, await authenticate(deps.services, request));
+  };
+  const keyOf = (request: FastifyRequest): AuthenticatedKey => {
+    const key = keys.get(request);
+    if (!key) throw new Error('a /v1 completion reached its handler unauthenticated');
+    return key;
+  };
   app.addSchema(openAiErrorSchema);
   app.setErrorHandler(renderError);
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -122,9 +131,11 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
       },
       // The schemas document the body; the use case judges it, in the contract's order.
       validatorCompiler: () => () => true,
-      onRequest: judgeContentTypeLater,
+      // Images make bodies larger than /api/chat's: only a known key's body is read.
+      bodyLimit: deps.services.config.completionBodyLimitBytes,
+      onRequest: [judgeContentTypeLater, authenticateFirst],
     },
-    (request, reply) => handleCompletion(deps, request, reply),
+    (request, reply) => handleCompletion(deps, keyOf(request), request, reply),
   );
 }
 
@@ -149,9 +160,13 @@ function modelObject(id: string) {
   return { id, object: 'model', created: MODELS_CREATED, owned_by: 'plauder' };
 }
 
-async function handleCompletion(deps: V1RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+async function handleCompletion(
+  deps: V1RouteDeps,
+  key: AuthenticatedKey,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const { services } = deps;
-  const key = await authenticate(services, request);
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const sessionHeader = request.headers['x-session-id'];
   const parsed = parseCompletionRequest(
