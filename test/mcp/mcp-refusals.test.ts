@@ -227,6 +227,8 @@ describe('tool chat refusals', () => {
     );
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    // One prefix, the client's own.
+    expect((error as McpError).message).toBe('MCP error -32602: Unknown tool: chat_with_everyone');
   });
 });
 

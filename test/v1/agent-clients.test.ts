@@ -14,6 +14,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { startRasaBot } from '../core/rasa/rasa-bot-process.js';
 import { http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let cleanup: (() => Promise<unknown>)[] = [];
@@ -348,35 +349,41 @@ describe('structured output through an LLM core (openai client)', () => {
     },
   };
 
-  it('passes json_schema with strict to the upstream, plain and streamed', async () => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
-    const client = openai(s, key);
-    const messages = [{ role: 'user' as const, content: 'A city' }];
-    const plain = await client.chat.completions.create({
-      model: 'plauder-en',
-      messages,
-      response_format: schema,
-    });
-    expect(JSON.parse(plain.choices[0]?.message.content ?? '')).toEqual({
-      name: 'Berlin',
-      people: 2,
-    });
-    const stream = await client.chat.completions.create({
-      model: 'plauder-en',
-      messages,
-      response_format: { type: 'json_object' },
-      stream: true,
-    });
-    let text = '';
-    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    expect(JSON.parse(text)).toEqual({ reply: 'reply to: A city' });
-    const [sent1, sent2] = await upstreamBodies(up);
-    expect(sent1?.response_format).toEqual(schema);
-    expect(sent2?.response_format).toEqual({ type: 'json_object' });
-    expect(await used(s, id)).toBe(2);
-  });
+  it.each([
+    ['', {}],
+    [' with X-Session-Id', { 'X-Session-Id': 'json-1' }],
+  ])(
+    'passes json_schema with strict to the upstream, plain and streamed%s',
+    async (_name, headers) => {
+      const up = await upstream();
+      const s = await server(up);
+      const { id, key } = await s.createKey();
+      const client = openai(s, key, headers);
+      const messages = [{ role: 'user' as const, content: 'A city' }];
+      const plain = await client.chat.completions.create({
+        model: 'plauder-en',
+        messages,
+        response_format: schema,
+      });
+      expect(JSON.parse(plain.choices[0]?.message.content ?? '')).toEqual({
+        name: 'Berlin',
+        people: 2,
+      });
+      const stream = await client.chat.completions.create({
+        model: 'plauder-en',
+        messages,
+        response_format: { type: 'json_object' },
+        stream: true,
+      });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      expect(JSON.parse(text)).toEqual({ reply: 'reply to: A city' });
+      const [sent1, sent2] = await upstreamBodies(up);
+      expect(sent1?.response_format).toEqual(schema);
+      expect(sent2?.response_format).toEqual({ type: 'json_object' });
+      expect(await used(s, id)).toBe(2);
+    },
+  );
 });
 
 describe('cores that cannot honour them refuse by name, before anything is counted', () => {
@@ -411,6 +418,25 @@ describe('cores that cannot honour them refuse by name, before anything is count
     expect(error.message).toContain('builtin core');
     expect(error.headers?.get('x-should-retry')).toBe('false');
     expect(completionRequests(s)).toBe(1);
+    expect(await used(s, id)).toBe(0);
+  });
+
+  it.each([
+    ['response_format', { response_format: { type: 'json_object' } }],
+    ['tools', { tools: [weatherTool] }],
+  ])('the rasa core: 400 naming %s, and the bot is not asked', async (param, extra) => {
+    const bot = await startRasaBot();
+    cleanup.push(() => bot.stop());
+    const s = await server(undefined, { PLAUDER_CORE: 'rasa', PLAUDER_RASA_URL: bot.url });
+    const { id, key } = await s.createKey();
+    const body = { model: 'plauder-en', messages: [{ role: 'user', content: 'Hi' }], ...extra };
+    const error = await caught(
+      openai(s, key).chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming),
+    );
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.param).toBe(param);
+    expect(error.message).toContain('rasa core');
+    expect(await bot.requests()).toHaveLength(0);
     expect(await used(s, id)).toBe(0);
   });
 
