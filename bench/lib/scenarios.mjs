@@ -76,7 +76,7 @@ export const SCENARIOS = [
     id: 'plauder-session-small-heap',
     group: 'plauder',
     label:
-      "plauder + sessionId, the README's memory-saving Node options (not the shipped defaults)",
+      'plauder + sessionId, the memory-saving Node options of docs/configuration.md (not the shipped defaults)',
     measure: { closed: true, open: false, sequential: false },
     start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 100, smallHeap: true }),
   },
@@ -119,7 +119,8 @@ export const SCENARIOS = [
   {
     id: 'plauder-openai-small-heap',
     group: 'proxy',
-    label: "plauder /api/chat, openai core → upstream, the README's memory-saving Node options",
+    label:
+      'plauder /api/chat, openai core → upstream, the memory-saving Node options of docs/configuration.md',
     measure: { closed: true, open: false, sequential: false },
     start: (ctx) => startPlauderOpenAi(ctx, { smallHeap: true }),
   },
@@ -356,7 +357,7 @@ export function shippedNodeArgs(root) {
   return words.slice(words.indexOf('node') + 1);
 }
 
-/** The memory-saving Node options the README offers for small hosts (`*-small-heap` rows). */
+/** The memory-saving Node options docs/configuration.md offers for small hosts (`*-small-heap` rows). */
 export const SMALL_HEAP = ['--max-semi-space-size=4', '--heap-growing-percent=20'];
 
 /** The shipped options, or those of `--node-args` when the run asks for others. */

@@ -146,8 +146,8 @@ const SETTINGS = {
 } satisfies Record<string, Setting<unknown>>;
 
 /**
- * Every setting the service reads, with its default: the README's configuration table is
- * tested against this list (test/config/settings-readme.test.ts).
+ * Every setting the service reads, with its default: the table of docs/configuration.md is
+ * tested against this list (test/config/settings.test.ts).
  */
 export const ALL_SETTINGS: readonly Setting<unknown>[] = [
   ...Object.values(SETTINGS),

@@ -4,7 +4,7 @@
  * its default as an operator writes it, and a zod schema with units and caps), and
  * `readSettings`, which parses a group of them in one pass and reports every problem at
  * once, one line per variable. `config/config.ts` and the cores' readers use the same
- * rules, and the README's configuration table is tested against the declared defaults.
+ * rules, and the table of docs/configuration.md is tested against the declared defaults.
  */
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
