@@ -62,7 +62,7 @@ export interface Config {
   readonly secret: SecretSource;
   /** Bearer token of the admin API; undefined = the admin API and console are 404. */
   readonly adminToken: string | undefined;
-  /** Where events are sent (§12); undefined = no receiver, no events are recorded. */
+  /** Where events are sent (docs/contract.md, "Events"); undefined = no receiver, no events are recorded. */
   readonly webhook: WebhookConfig | undefined;
 }
 

@@ -1,6 +1,6 @@
 /**
  * @module config/webhook-config
- * The events receiver (contract §12): `PLAUDER_WEBHOOK_URL` and `PLAUDER_WEBHOOK_SECRET`
+ * The events receiver (docs/contract.md, "Events"): `PLAUDER_WEBHOOK_URL` and `PLAUDER_WEBHOOK_SECRET`
  * (Standard Webhooks `whsec_<base64>`), both or neither, and the sender's timing.
  */
 import {

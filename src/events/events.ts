@@ -1,6 +1,6 @@
 /**
  * @module events/events
- * The events an operator's systems receive (contract §12) and their JSON bodies:
+ * The events an operator's systems receive (docs/contract.md, "Events") and their JSON bodies:
  * `{"type", "timestamp", "data": {"keyId", "name", "plan", ...}}`. Nothing in them is
  * secret (no key, no hash) and no message text is ever part of one.
  */

@@ -58,7 +58,7 @@ export const chatResponseSchema = {
   },
 } as const;
 
-/** The events of a streamed `/api/chat` answer, for the OpenAPI document (contract §9). */
+/** The events of a streamed `/api/chat` answer, for the OpenAPI document (docs/contract.md, "Streamed replies"). */
 export const chatEventStreamSchema = {
   type: 'string',
   description:

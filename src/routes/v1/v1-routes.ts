@@ -1,6 +1,6 @@
 /**
  * @module routes/v1/v1-routes
- * The OpenAI-compatible front door (contract §10): `POST /v1/chat/completions` and
+ * The OpenAI-compatible front door (docs/contract.md, "OpenAI-compatible door"): `POST /v1/chat/completions` and
  * `GET /v1/models`, for clients, SDKs and agent frameworks that speak OpenAI's Chat
  * Completions. Same keys, plans, quotas, limits, headers, idempotency, logs and metrics as
  * `/api/chat`: a chat completion is a turn of the same use case (src/chat/take-turn.ts),

@@ -82,7 +82,7 @@ export type ReserveOutcome =
     }
   | {
       readonly admitted: false;
-      /** The month is checked first (contract §1: row 3 before row 3a). */
+      /** The month is checked first (docs/contract.md, "Chat endpoints": row 3 before row 3a). */
       readonly refusedBy: 'month' | 'minute';
       readonly used: number;
       readonly minuteUsed: number;

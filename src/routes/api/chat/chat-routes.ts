@@ -5,7 +5,7 @@
  * nothing. The body is kept as raw bytes and judged by the use case only after the key, the
  * idempotency key, the plan and the quota, because a bad key must get 401 whatever the body.
  *
- * Streamed (contract §9: `Accept: text/event-stream` or `"stream": true`): the use case
+ * Streamed (docs/contract.md, "Streamed replies": `Accept: text/event-stream` or `"stream": true`): the use case
  * says when every decision before the core has passed; only then does the 200 event stream
  * begin (chat-stream.ts). Every earlier decision answers exactly as without streaming.
  */
