@@ -346,8 +346,8 @@ export function scriptContext(root, { core, nodeArgs, log = () => {} }) {
 
 /**
  * The Node options plauder ships with: those of the `plauder` command's shebang (none
- * since the shebang became `#!/usr/bin/env node`; earlier builds, run by tools/ab.mjs as a
- * baseline, had `#!/usr/bin/env -S node --max-semi-space-size=4 ...`), which `npm start`
+ * since the shebang became `#!/usr/bin/env node`; an earlier build run as a baseline may
+ * have `#!/usr/bin/env -S node --max-semi-space-size=4 ...`), which `npm start`
  * passes too. Every plauder server of the bench starts with them unless a scenario says
  * otherwise.
  */
