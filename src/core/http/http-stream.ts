@@ -25,7 +25,7 @@ import {
   judgeFailure,
   judgeStatus,
   type Outcome,
-} from './http-upstream.js';
+} from './attempt-judging.js';
 import { retryDelayMs, sleep } from './retry-policy.js';
 import type {
   AttemptFailure,
