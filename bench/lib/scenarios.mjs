@@ -14,8 +14,6 @@ import { freePort, makeTempDir, removeTempDir, runNode, startServer } from './ch
 import { MESSAGE } from './conversation.mjs';
 import { request } from './load.mjs';
 
-export { MESSAGE };
-
 const PLANS =
   'standard=1000,plus=5000,bench=1000000000,bench-minute=1000000000/month+1000000000/minute';
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -351,14 +349,14 @@ export function scriptContext(root, { core, nodeArgs, log = () => {} }) {
  * passes too. Every plauder server of the bench starts with them unless a scenario says
  * otherwise.
  */
-export function shippedNodeArgs(root) {
+function shippedNodeArgs(root) {
   const first = fs.readFileSync(path.join(root, 'dist/cli/main.js'), 'utf8').split('\n', 1)[0];
   const words = first.replace(/^#!\s*/, '').split(/\s+/);
   return words.slice(words.indexOf('node') + 1);
 }
 
 /** The memory-saving Node options docs/configuration.md offers for small hosts (`*-small-heap` rows). */
-export const SMALL_HEAP = ['--max-semi-space-size=4', '--heap-growing-percent=20'];
+const SMALL_HEAP = ['--max-semi-space-size=4', '--heap-growing-percent=20'];
 
 /** The shipped options, or those of `--node-args` when the run asks for others. */
 function plauderNodeArgs(ctx) {

@@ -24,10 +24,8 @@ import {
 } from '../util/settings.js';
 import { readWebhookConfig, WEBHOOK_SETTINGS, type WebhookConfig } from './webhook-config.js';
 
-export type { CoreKind, CoreSettings };
-
 /** How long a client may take, and how many may be connected at once (see `connection-guard.ts`). */
-export interface ConnectionLimits {
+interface ConnectionLimits {
   /** Receiving the whole request, headers and body: 408 after it. */
   readonly requestTimeoutMs: number;
   /** Receiving the request line and headers: 408 after it (idle new connections too). */

@@ -77,7 +77,7 @@ export function readWebhookConfig(env: Env, problems: string[]): WebhookConfig |
   return { url, secret, ...durations };
 }
 
-export function isWebhookSecret(secret: string): boolean {
+function isWebhookSecret(secret: string): boolean {
   const base64 = SECRET.exec(secret)?.[1];
   if (base64 === undefined || base64.length % 4 !== 0) return false;
   const bytes = Buffer.from(base64, 'base64').length;

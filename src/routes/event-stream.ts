@@ -52,7 +52,7 @@ export const DEFAULT_PING_MS = 15_000;
  * core that thinks longer has them sent after this long, so a client always sees its 200
  * within a few milliseconds.
  */
-export const OPENING_HOLD_MS = 20;
+const OPENING_HOLD_MS = 20;
 
 export function openEventStream(
   reply: FastifyReply,

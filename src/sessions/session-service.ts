@@ -20,7 +20,7 @@ import type { StoredSealed } from '../storage/sealed-column.js';
 import { afterElements, jsonArrayBytes, type TurnSealer } from './turn-sealer.js';
 import { createWindowCache } from './window-cache.js';
 
-export interface StoredSessionTurn extends Turn {
+interface StoredSessionTurn extends Turn {
   readonly createdAt: string;
 }
 
@@ -72,7 +72,7 @@ export interface SessionOptions {
  * 4 million characters, so the cache's memory is bounded however long the messages are (the
  * windows' JSON bytes come on top, see `SessionState.stored`).
  */
-export const DEFAULT_CACHED_WINDOW_CHARS = 4_000_000;
+const DEFAULT_CACHED_WINDOW_CHARS = 4_000_000;
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -126,6 +126,7 @@ const windowBinding = (keyId: string, hash: string, count: number) =>
 /**
  * Seals a memory window as `createSessionService` stores it on the session row with
  * `turn_count = count` (bulk loaders use this to write sessions the service can read).
+ * @public used by the bench's seeder through dist/, which the dead-code check cannot see.
  */
 export function sealWindow(
   sealer: TurnSealer,

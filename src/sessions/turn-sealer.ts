@@ -27,7 +27,7 @@ const TAG_BYTES = 16;
  */
 export const REMEMBERED_SESSIONS = 16_384;
 
-export interface SealedTurnContent {
+interface SealedTurnContent {
   readonly message: string;
   readonly reply: string;
 }

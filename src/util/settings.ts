@@ -210,7 +210,7 @@ export function durationText(ms: number): string {
 }
 
 /** `86400000` → `1d`, `2147483647` → `24.8d`: caps said the way durations are written. */
-export function formatMs(ms: number): string {
+function formatMs(ms: number): string {
   const units: [number, string][] = [
     [86_400_000, 'd'],
     [3_600_000, 'h'],

@@ -17,7 +17,7 @@ export interface Metrics {
   readonly webhookAttempts: Counter<'result'>;
 }
 
-export interface RequestMetrics {
+interface RequestMetrics {
   /** One request of `route` (a pattern), answered with `status` after `seconds`. */
   answered(route: string, method: string, status: number, seconds: number): void;
   /** The outcome of a turn answered at the chat endpoint `route`. */

@@ -39,7 +39,7 @@ import {
 } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
-export interface UsageRow {
+interface UsageRow {
   readonly keyId: string;
   readonly month: string;
   readonly used: number;
@@ -105,7 +105,7 @@ export interface UsageRepository {
   days(keyId: string, first: string, last: string): Promise<DayUsageRow[]>;
 }
 
-export interface DayUsageRow {
+interface DayUsageRow {
   /** `YYYY-MM-DD` in the quota time zone. */
   readonly day: string;
   readonly used: number;

@@ -187,7 +187,7 @@ export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
   }
 }
 
-export function quotaExceeded(state: QuotaState): ApiError {
+function quotaExceeded(state: QuotaState): ApiError {
   const retryAfter = String(retryAfterSeconds(state, 'month'));
   const headers = rateLimitHeaders(state);
   headers['retry-after'] = retryAfter;
@@ -195,7 +195,7 @@ export function quotaExceeded(state: QuotaState): ApiError {
 }
 
 /** 429 for the per-minute limit: `Retry-After` is the time until the minute frees up. */
-export function rateLimited(state: QuotaState): ApiError {
+function rateLimited(state: QuotaState): ApiError {
   const retryAfter = String(retryAfterSeconds(state, 'minute'));
   const headers = rateLimitHeaders(state);
   headers['retry-after'] = retryAfter;
