@@ -51,7 +51,7 @@ export interface BuildAppOptions {
   readonly turnDrainMs?: number;
   /**
    * How long a streamed reply may stay silent before a `: ping` comment is sent. Default
-   * 15 s (contract §9); tests pass less.
+   * 15 s (docs/contract.md, "Streamed replies"); tests pass less.
    */
   readonly streamPingMs?: number;
 }
@@ -200,7 +200,7 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
 /** Levels at which the request line (info) is written; a quieter logger builds none. */
 const LOGS_INFO = new Set(['trace', 'debug', 'info']);
 
-/** The one log line of a request (no message text, no key: contract §7). */
+/** The one log line of a request (no message text, no key: docs/contract.md, "Operating it"). */
 interface RequestLine {
   method: string;
   route: string;

@@ -4,7 +4,6 @@
  * down gracefully on SIGTERM / SIGINT (in-flight requests finish, then the store closes);
  * SIGHUP reloads the built-in core's knowledge base.
  */
-import { setFlagsFromString } from 'node:v8';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
 import {
@@ -20,24 +19,7 @@ import { loadSecret } from './storage/secret.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
 
-/**
- * Turns off V8's allocation-site pretenuring for this process. V8 allocates the objects of
- * an object or array literal straight into the old generation once most of those it found
- * at one collection were still alive. Under a burst of concurrent requests while the young
- * generation is still small (just after start), per-request literals pass that test, and the
- * decision sticks: every request's objects then hang off old ones that die at once, so each
- * young collection promotes the whole request (1.4 MB per scavenge at 50 concurrent
- * requests on the openai core, against 20 KB otherwise), pauses three times as long, and
- * the old generation grows until a full collection. Whether a run fell into it was a coin
- * toss; without pretenuring none did (bench/README.md, "Objects allocated old"). A flag
- * set before the first request takes effect: V8 reads it at every collection.
- */
-function keepRequestsYoung(): void {
-  setFlagsFromString('--no-allocation-site-pretenuring');
-}
-
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  keepRequestsYoung();
   let config: Config;
   let core: CoreAdapter;
   try {

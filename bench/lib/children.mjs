@@ -179,7 +179,7 @@ export function memoryOf(pid) {
 
 let clockTicks;
 /** User and system CPU seconds of a process, all threads (NaN each once it is gone). */
-export function cpuTimesOf(pid) {
+function cpuTimesOf(pid) {
   clockTicks ??= readClockTicks();
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -1,7 +1,7 @@
 /**
  * The bench's question and the conversation it seeds: the same question asked `n` times in
  * a row, answered by the built-in core with the growing history (the session scenarios'
- * stored windows, and the session of tools/parts.mjs).
+ * stored windows).
  */
 export const MESSAGE = 'Wie viele Anfragen habe ich im Monat?';
 

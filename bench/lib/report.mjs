@@ -4,7 +4,7 @@
 import { formatSummary } from '../tools/summarise-profile.mjs';
 
 /** The targets of bench/README.md ("Targets"); plauder as shipped, with Node's defaults. */
-export const TARGETS = [
+const TARGETS = [
   {
     id: 'session-vs-fastify',
     text: 'plauder with session memory (20-turn windows) ≥ 0.3 × bare Fastify (req/s, closed loop)',
@@ -166,7 +166,7 @@ export function streamTarget(results) {
 }
 
 /** Server CPU per request (ms), the figure least disturbed by other load on the machine. */
-export function cpuMsPerRequest(row) {
+function cpuMsPerRequest(row) {
   const c = row?.closed;
   return c && Number.isFinite(c.cpuCores) && c.rps > 0 ? (c.cpuCores * 1000) / c.rps : undefined;
 }
@@ -224,7 +224,7 @@ export function targetsOfRows(rows, rounds) {
  * side as that round measured them), then the median over the rounds; the details (CPU
  * ratios) come from the rows' medians (`rowsById`).
  */
-export function evaluateTargets(roundRows, rowsById) {
+function evaluateTargets(roundRows, rowsById) {
   return TARGETS.map((t) => {
     const measured = t.wholeRun ? [t.measure(rowsById)] : roundRows.map((rows) => t.measure(rows));
     const values = measured.filter((v) => Number.isFinite(v));
@@ -286,7 +286,7 @@ export function medianOfRounds(rounds) {
 }
 
 /** The median of numbers (the mean of the middle two for an even count); NaN for none. */
-export function median(values) {
+function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   const mid = Math.floor(sorted.length / 2);

@@ -14,8 +14,6 @@ import { freePort, makeTempDir, removeTempDir, runNode, startServer } from './ch
 import { MESSAGE } from './conversation.mjs';
 import { request } from './load.mjs';
 
-export { MESSAGE };
-
 const PLANS =
   'standard=1000,plus=5000,bench=1000000000,bench-minute=1000000000/month+1000000000/minute';
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -76,7 +74,7 @@ export const SCENARIOS = [
     id: 'plauder-session-small-heap',
     group: 'plauder',
     label:
-      "plauder + sessionId, the README's memory-saving Node options (not the shipped defaults)",
+      'plauder + sessionId, the memory-saving Node options of docs/configuration.md (not the shipped defaults)',
     measure: { closed: true, open: false, sequential: false },
     start: (ctx) => startPlauderScenario(ctx, { keys: 1, sessions: 100, smallHeap: true }),
   },
@@ -119,7 +117,8 @@ export const SCENARIOS = [
   {
     id: 'plauder-openai-small-heap',
     group: 'proxy',
-    label: "plauder /api/chat, openai core → upstream, the README's memory-saving Node options",
+    label:
+      'plauder /api/chat, openai core → upstream, the memory-saving Node options of docs/configuration.md',
     measure: { closed: true, open: false, sequential: false },
     start: (ctx) => startPlauderOpenAi(ctx, { smallHeap: true }),
   },
@@ -345,19 +344,19 @@ export function scriptContext(root, { core, nodeArgs, log = () => {} }) {
 
 /**
  * The Node options plauder ships with: those of the `plauder` command's shebang (none
- * since the shebang became `#!/usr/bin/env node`; earlier builds, run by tools/ab.mjs as a
- * baseline, had `#!/usr/bin/env -S node --max-semi-space-size=4 ...`), which `npm start`
+ * since the shebang became `#!/usr/bin/env node`; an earlier build run as a baseline may
+ * have `#!/usr/bin/env -S node --max-semi-space-size=4 ...`), which `npm start`
  * passes too. Every plauder server of the bench starts with them unless a scenario says
  * otherwise.
  */
-export function shippedNodeArgs(root) {
+function shippedNodeArgs(root) {
   const first = fs.readFileSync(path.join(root, 'dist/cli/main.js'), 'utf8').split('\n', 1)[0];
   const words = first.replace(/^#!\s*/, '').split(/\s+/);
   return words.slice(words.indexOf('node') + 1);
 }
 
-/** The memory-saving Node options the README offers for small hosts (`*-small-heap` rows). */
-export const SMALL_HEAP = ['--max-semi-space-size=4', '--heap-growing-percent=20'];
+/** The memory-saving Node options docs/configuration.md offers for small hosts (`*-small-heap` rows). */
+const SMALL_HEAP = ['--max-semi-space-size=4', '--heap-growing-percent=20'];
 
 /** The shipped options, or those of `--node-args` when the run asks for others. */
 function plauderNodeArgs(ctx) {

@@ -1,5 +1,5 @@
 /**
- * The floor's model-server client (servers/bare-proxy.mjs, tools/proxy-client.mjs): the
+ * The floor's model-server client (servers/bare-proxy.mjs): the
  * Chat Completions request plauder's openai core sends (system prompt + the message) over
  * an undici pool with the handler API, the answer's JSON parsed. No timeouts or retries.
  */

@@ -283,7 +283,7 @@ for (const target of TARGETS) {
     await load(running, 50, warmupS);
     // c1 twice: right after the c50 load, and once the processes have settled at c1. For
     // some seconds after a c50 load the tail at c1 is longer, whichever process is the
-    // proxy (bench/README.md, "Streaming": "The seconds after a burst").
+    // proxy.
     const c1Burst = await load(running, 1, durationS);
     await load(running, 1, settleS);
     const c1 = await load(running, 1, durationS);

@@ -73,9 +73,8 @@ interface Watcher {
 /**
  * The listeners are a doubly linked list of the turns' own nodes, not a `Set`: on Node 20 a
  * long-lived `Set` that every turn adds itself to and deletes itself from kept the deleted
- * turns reachable until the next full collection, so at 50 turns in flight every scavenge
- * promoted 200 KB of finished requests (3 KB with the list; bench/README.md, "What a turn
- * leaves behind").
+ * turns reachable until the next full collection, so every scavenge promoted finished
+ * requests to the old generation.
  */
 class StoppingSignal implements Stopping {
   private newest: Watcher | undefined;

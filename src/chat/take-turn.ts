@@ -1,6 +1,6 @@
 /**
  * @module chat/take-turn
- * A turn, end to end (contract §8): authenticate (done by the front door) → idempotency →
+ * A turn, end to end (docs/contract.md, "A turn"): authenticate (done by the front door) → idempotency →
  * plan → limits → the request → reserve → session → core → record → answer. Every front
  * door calls `takeTurn` and renders the decision it returns; none of them decides
  * anything itself.

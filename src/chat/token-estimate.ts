@@ -5,7 +5,7 @@
  * of English text. The prompt counts what the turn sent to the core: the client's
  * instructions, the history and the message (not an operator's system prompt, which the
  * client never sees); the completion counts the reply. Every non-empty text is at least one
- * token. An estimate, documented as such in the README.
+ * token. An estimate, documented as such in docs/openai.md.
  */
 import type { CoreRequest, TokenUsage } from '../core/core-adapter.js';
 

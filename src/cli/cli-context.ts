@@ -38,7 +38,7 @@ export function databaseName(database: DatabaseConfig): string {
  * created, and the operator is told which one on stderr: a command run from another
  * directory must not create a database there silently.
  */
-export async function openStore(config: Config, io: Pick<CliIo, 'err'>): Promise<Store> {
+async function openStore(config: Config, io: Pick<CliIo, 'err'>): Promise<Store> {
   const creates = createsDatabase(config.database);
   const store = await createStore(config.database);
   if (creates) io.err(`created database ${databaseName(config.database)}`);

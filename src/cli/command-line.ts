@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { CliError, type CliIo } from './cli-context.js';
 
-export interface OptionSpec {
+interface OptionSpec {
   readonly type: 'string' | 'boolean';
   /** The placeholder of a string option's value in help texts, e.g. `NAME`. */
   readonly value?: string;
@@ -16,7 +16,7 @@ export interface OptionSpec {
   readonly required?: boolean;
 }
 
-export interface ArgumentSpec {
+interface ArgumentSpec {
   readonly name: string;
   readonly help: string;
   readonly optional?: boolean;
@@ -65,7 +65,7 @@ export function usageLine(command: Command): string {
   return parts.join(' ');
 }
 
-export function helpText(command: Command): string {
+function helpText(command: Command): string {
   const lines = [`usage: ${usageLine(command)}`, '', command.summary];
   const args = command.args ?? [];
   if (args.length > 0) {
@@ -115,11 +115,7 @@ export async function runCommand(
   await command.run(parseCommand(command, args, env), env, io);
 }
 
-export function parseCommand(
-  command: Command,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-): Parsed {
+function parseCommand(command: Command, args: readonly string[], env: NodeJS.ProcessEnv): Parsed {
   const options = command.options ?? {};
   const specs = command.args ?? [];
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };

@@ -61,7 +61,7 @@ ${overview(COMMANDS)}
   plauder --version          print the version
   plauder COMMAND --help     the options and arguments of a command
 
-Configuration comes from the environment (PLAUDER_DATABASE_URL, PLAUDER_PLANS, ...); see README.md.
+Configuration comes from the environment (PLAUDER_DATABASE_URL, PLAUDER_PLANS, ...); see docs/configuration.md.
 
 ${EXIT_CODES}`;
 

@@ -24,10 +24,8 @@ import {
 } from '../util/settings.js';
 import { readWebhookConfig, WEBHOOK_SETTINGS, type WebhookConfig } from './webhook-config.js';
 
-export type { CoreKind, CoreSettings };
-
 /** How long a client may take, and how many may be connected at once (see `connection-guard.ts`). */
-export interface ConnectionLimits {
+interface ConnectionLimits {
   /** Receiving the whole request, headers and body: 408 after it. */
   readonly requestTimeoutMs: number;
   /** Receiving the request line and headers: 408 after it (idle new connections too). */
@@ -67,7 +65,7 @@ export interface Config {
   readonly secret: SecretSource;
   /** Bearer token of the admin API; undefined = the admin API and console are 404. */
   readonly adminToken: string | undefined;
-  /** Where events are sent (§12); undefined = no receiver, no events are recorded. */
+  /** Where events are sent (docs/contract.md, "Events"); undefined = no receiver, no events are recorded. */
   readonly webhook: WebhookConfig | undefined;
 }
 
@@ -156,8 +154,8 @@ const SETTINGS = {
 } satisfies Record<string, Setting<unknown>>;
 
 /**
- * Every setting the service reads, with its default: the README's configuration table is
- * tested against this list (test/config/settings-readme.test.ts).
+ * Every setting the service reads, with its default: the table of docs/configuration.md is
+ * tested against this list (test/config/settings.test.ts).
  */
 export const ALL_SETTINGS: readonly Setting<unknown>[] = [
   ...Object.values(SETTINGS),

@@ -1,6 +1,6 @@
 /**
  * @module config/webhook-config
- * The events receiver (contract §12): `PLAUDER_WEBHOOK_URL` and `PLAUDER_WEBHOOK_SECRET`
+ * The events receiver (docs/contract.md, "Events"): `PLAUDER_WEBHOOK_URL` and `PLAUDER_WEBHOOK_SECRET`
  * (Standard Webhooks `whsec_<base64>`), both or neither, and the sender's timing.
  */
 import {
@@ -77,7 +77,7 @@ export function readWebhookConfig(env: Env, problems: string[]): WebhookConfig |
   return { url, secret, ...durations };
 }
 
-export function isWebhookSecret(secret: string): boolean {
+function isWebhookSecret(secret: string): boolean {
   const base64 = SECRET.exec(secret)?.[1];
   if (base64 === undefined || base64.length % 4 !== 0) return false;
   const bytes = Buffer.from(base64, 'base64').length;

@@ -1,20 +1,9 @@
 /**
  * @module events/events
- * The events an operator's systems receive (contract §12) and their JSON bodies:
+ * The events an operator's systems receive (docs/contract.md, "Events") and their JSON bodies:
  * `{"type", "timestamp", "data": {"keyId", "name", "plan", ...}}`. Nothing in them is
  * secret (no key, no hash) and no message text is ever part of one.
  */
-
-export const EVENT_TYPES = [
-  'quota.warning',
-  'quota.exhausted',
-  'key.created',
-  'key.rotated',
-  'key.revoked',
-  'key.updated',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Which key an event is about, as it was when the event happened. */
 export interface KeyRef {
@@ -52,7 +41,7 @@ export type PlauderEvent =
     };
 
 /** The share of the monthly limit at which `quota.warning` is sent. */
-export const WARNING_SHARE = 0.8;
+const WARNING_SHARE = 0.8;
 
 /** The count whose reservation sends `quota.warning`: 80 % of the limit, rounded up. */
 export function warningAt(limit: number): number {

@@ -25,7 +25,7 @@ import { createSigner } from './webhook-signature.js';
 /** How one attempt ended, for the metrics. */
 export type DeliveryResult = 'delivered' | 'retry' | 'gave_up' | 'gone';
 
-export interface WebhookSender {
+interface WebhookSender {
   /**
    * Looks for due events and delivers them; resolves when a round that began after the call
    * is done.
@@ -35,7 +35,7 @@ export interface WebhookSender {
   stop(): Promise<void>;
 }
 
-export interface WebhookSenderDeps {
+interface WebhookSenderDeps {
   readonly events: EventsRepository;
   readonly config: WebhookConfig;
   readonly clock: Clock;
@@ -54,7 +54,7 @@ const MAX_RETRY_DELAY_MS = 3_600_000;
 const RETENTION_MS = 30 * 86_400_000;
 const SWEEP_INTERVAL_MS = 3_600_000;
 
-export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
+function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
   const { events, config, clock, log } = deps;
   const random = deps.random ?? Math.random;
   const sign = createSigner(config.secret);

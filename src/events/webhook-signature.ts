@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
-export interface SignedHeaders {
+interface SignedHeaders {
   readonly 'webhook-id': string;
   readonly 'webhook-timestamp': string;
   readonly 'webhook-signature': string;

@@ -1,6 +1,6 @@
 /**
  * @module idempotency/idempotency-service
- * Idempotent retries (contract §8.2). The first request with an `Idempotency-Key` claims it;
+ * Idempotent retries (docs/contract.md, "Idempotent retries"). The first request with an `Idempotency-Key` claims it;
  * its outcome, when it is one to keep, is sealed and kept for the TTL, scoped to the API
  * key's id; a repeat with the same endpoint and body gets that outcome again, another
  * body or endpoint is refused, and a repeat while the first still runs (on any instance)

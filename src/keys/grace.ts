@@ -6,7 +6,7 @@
 import { parseDuration } from '../util/duration.js';
 
 /** A year: longer is no rotation, and the old secret's end must stay a valid date. */
-export const MAX_GRACE_MS = 365 * 86_400_000;
+const MAX_GRACE_MS = 365 * 86_400_000;
 
 /** The grace in milliseconds, or undefined when `text` is no duration from 0 to 365d. */
 export function parseGrace(text: string): number | undefined {

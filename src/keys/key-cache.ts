@@ -1,7 +1,7 @@
 /**
  * @module keys/key-cache
  * Authenticated keys remembered by their secret's hash, so that a request does not read its
- * key from the database every time. The contract (§2) allows a cached lookup to see a
+ * key from the database every time. The rules (docs/contract.md, "Keys") allow a cached lookup to see a
  * revocation, rotation or plan change made elsewhere "within one second"; this cache does
  * better where the database can say cheaply that someone else wrote to it:
  *

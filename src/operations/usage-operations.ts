@@ -50,7 +50,7 @@ export async function monthUsageReport(
 }
 
 /** How many months a key's usage history shows, the current one last. */
-export const HISTORY_MONTHS = 12;
+const HISTORY_MONTHS = 12;
 
 export interface KeyUsageHistory {
   readonly id: string;

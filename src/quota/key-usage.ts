@@ -1,6 +1,6 @@
 /**
  * @module quota/key-usage
- * The usage object a key holder sees (contract §5): `GET /api/usage` and the MCP tool
+ * The usage object a key holder sees (docs/contract.md, "Usage"): `GET /api/usage` and the MCP tool
  * `usage` answer with it, so both say the same thing.
  */
 import type { QuotaState } from './quota-service.js';

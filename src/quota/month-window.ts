@@ -15,7 +15,7 @@ export interface MonthWindow {
 }
 
 /** A calendar day in the quota time zone. */
-export interface DayWindow {
+interface DayWindow {
   /** `YYYY-MM-DD` in the quota time zone. */
   readonly day: string;
   readonly startMs: number;

@@ -26,7 +26,7 @@ export interface QuotaKey {
   readonly minuteLimit: number | undefined;
 }
 
-export interface MinuteState {
+interface MinuteState {
   readonly limit: number;
   readonly used: number;
   /** The clock minute: [startMs, endMs). */
@@ -93,7 +93,7 @@ export interface QuotaService {
   daysOfMonth(keyId: string, nowMs: number): Promise<DayUsage[]>;
 }
 
-export const MINUTE_MS = 60_000;
+const MINUTE_MS = 60_000;
 
 /** The clock minute containing `nowMs`, as a number (Unix ms / 60 000). */
 export function minuteOf(nowMs: number): number {
@@ -206,7 +206,7 @@ export function createQuotaService(
 }
 
 /** `monthsEndingWith('2026-02', 3)` → `['2025-12', '2026-01', '2026-02']`. */
-export function monthsEndingWith(month: string, count: number): string[] {
+function monthsEndingWith(month: string, count: number): string[] {
   const [year = 0, monthNumber = 1] = month.split('-').map(Number);
   const last = year * 12 + (monthNumber - 1);
   const months: string[] = [];

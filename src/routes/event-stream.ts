@@ -8,7 +8,7 @@
  *
  * The events are written straight to Node's response (the reply is hijacked: Fastify writes
  * nothing more), not piped through a stream: a PassThrough and Fastify's stream sending
- * made about a sixth of a streamed reply's garbage (bench/README.md, "Streaming"). The
+ * made a good part of a streamed reply's garbage. The
  * headers Fastify's hooks set (`x-request-id`, `cache-control`, ...) are sent with the
  * status. The request's `onResponse` hooks still run when the answer has finished (Fastify
  * listens for it from the start), so its log line and metrics come as for any answer, or
@@ -19,10 +19,9 @@
  * write: the answer is corked at the first of them and uncorked in the same turn's check
  * phase (`setImmediate`). An upstream often sends several chunks, or its last tokens and
  * its end, in one packet; written one by one they cost a syscall and a wake-up of the
- * client each (the deltas, the `done` event and the chunked body's end were three writes;
- * bench/README.md, "Streaming"). Holding the first event until that check phase too cost
- * its time to first token whatever the rest of the turn did: reading the rest of such a
- * packet, ending the turn (bench/README.md, "The first event at once").
+ * client each (the deltas, the `done` event and the chunked body's end were three writes).
+ * The first event is not held until that check phase: that would add to its time to first
+ * token whatever the rest of the turn did (reading the rest of such a packet, ending the turn).
  */
 import type { FastifyReply } from 'fastify';
 
@@ -43,17 +42,17 @@ export interface EventStream {
   readonly closed: boolean;
 }
 
-/** At least every 15 s (contract §9); tests pass a shorter interval. */
+/** At least every 15 s (docs/contract.md, "Streamed replies"); tests pass a shorter interval. */
 export const DEFAULT_PING_MS = 15_000;
 
 /**
  * How long the status, the headers and the opening events wait for the first event of the
  * reply, so that a core that answers at once sends them in one packet with it: one socket
- * write and one wake-up of the client less per stream (bench/README.md, "Streaming"). A
+ * write and one wake-up of the client less per stream. A
  * core that thinks longer has them sent after this long, so a client always sees its 200
  * within a few milliseconds.
  */
-export const OPENING_HOLD_MS = 20;
+const OPENING_HOLD_MS = 20;
 
 export function openEventStream(
   reply: FastifyReply,

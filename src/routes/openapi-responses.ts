@@ -141,7 +141,7 @@ function openAiExample(code: OpenAiErrorCode) {
   return openAiError(code, type, ERROR_MESSAGES[code as ErrorCode]);
 }
 
-export const SOFT_ERROR_CODES = ERROR_CODES.filter((code) => statusOf(code) === 200);
+const SOFT_ERROR_CODES = ERROR_CODES.filter((code) => statusOf(code) === 200);
 
 const header = (description: string, schema: Json = { type: 'string' }) => ({
   description,
@@ -198,7 +198,7 @@ function headersOf(key: string, status: number, codes: readonly OpenAiErrorCode[
 }
 
 /** The error codes a status of an operation can carry. */
-export function codesOf(key: string, path: string, status: number): readonly ErrorCode[] {
+function codesOf(key: string, path: string, status: number): readonly ErrorCode[] {
   const own = CODES[key]?.[status];
   if (own) return own;
   const admin = path.startsWith('/admin/');

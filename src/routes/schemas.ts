@@ -43,7 +43,7 @@ export const chatRequestSchema = {
   },
 } as const;
 
-export const chatResponseSchema = {
+const chatResponseSchema = {
   type: 'object',
   required: ['reply'],
   description:
@@ -58,8 +58,8 @@ export const chatResponseSchema = {
   },
 } as const;
 
-/** The events of a streamed `/api/chat` answer, for the OpenAPI document (contract §9). */
-export const chatEventStreamSchema = {
+/** The events of a streamed `/api/chat` answer, for the OpenAPI document (docs/contract.md, "Streamed replies"). */
+const chatEventStreamSchema = {
   type: 'string',
   description:
     'Server-Sent Events, sent when the request has `Accept: text/event-stream` or ' +

@@ -20,7 +20,7 @@ import type { StoredSealed } from '../storage/sealed-column.js';
 import { afterElements, jsonArrayBytes, type TurnSealer } from './turn-sealer.js';
 import { createWindowCache } from './window-cache.js';
 
-export interface StoredSessionTurn extends Turn {
+interface StoredSessionTurn extends Turn {
   readonly createdAt: string;
 }
 
@@ -69,10 +69,10 @@ export interface SessionOptions {
 }
 
 /**
- * 4 million characters: at most about 8 MB of strings, however long the messages, and about
- * half as much again for the windows' JSON bytes (see `SessionState.stored`).
+ * 4 million characters, so the cache's memory is bounded however long the messages are (the
+ * windows' JSON bytes come on top, see `SessionState.stored`).
  */
-export const DEFAULT_CACHED_WINDOW_CHARS = 4_000_000;
+const DEFAULT_CACHED_WINDOW_CHARS = 4_000_000;
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -95,9 +95,8 @@ interface SessionState {
   /**
    * `entries` as the JSON array (UTF-8) they were read from the row as or last sealed as,
    * and how many turns it holds (before the window's bound). The next turn's write drops the
-   * oldest turns from these bytes and appends its own, where encoding the whole window again
-   * cost more than sealing it (bench/README.md, "Sealing only what is new", "Three cuts on
-   * the request path", "One buffer per window"). Absent when the bytes are not those of
+   * oldest turns from these bytes and appends its own, because encoding the whole window
+   * again cost more than sealing it. Absent when the bytes are not those of
    * `entries` (an expired or legacy session): the write encodes the window whole.
    */
   readonly stored?: StoredWindow;
@@ -115,7 +114,7 @@ interface SessionState {
    * `entries` as the core's turns, made at the first turn that reads them: a window kept in
    * memory serves many turns, and its turns are made once. Kept on the state, not in a
    * WeakMap beside it: V8 promoted whatever such a map's entries held at the next
-   * scavenge, every turn's window with them (bench/README.md, "A WeakMap that promoted").
+   * scavenge, every turn's window with them.
    */
   history?: readonly Turn[];
 }
@@ -132,6 +131,7 @@ const windowBinding = (keyId: string, hash: string, count: number) =>
 /**
  * Seals a memory window as `createSessionService` stores it on the session row with
  * `turn_count = count` (bulk loaders use this to write sessions the service can read).
+ * @public used by the bench's seeder through dist/, which the dead-code check cannot see.
  */
 export function sealWindow(
   sealer: TurnSealer,
@@ -480,7 +480,7 @@ const RECENT_SEALS = 8;
  * need a turn that opens the session while the window cache is still behind those writes. A
  * sealed value begins with a random IV, so equal bytes are that window; a write that rolled
  * back left other bytes on the row, and its note is never used. Slots are replaced in
- * place, not deleted and added (see "Windows replaced in place" in bench/README.md).
+ * place, not deleted and added, for the reason given in `sessions/window-cache.ts`.
  */
 function createRecentSeals() {
   const slots: { keyId: string; hash: string; sealed: Sealed | undefined }[] = [];

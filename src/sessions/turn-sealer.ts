@@ -22,13 +22,12 @@ const ARRAY_COMMA = 0x2c;
 const ARRAY_CLOSE = 0x5d;
 const TAG_BYTES = 16;
 /**
- * Sessions whose two names (`sessionHash`, `conversationId`) are remembered: each is an HMAC
- * of about 4 µs, and every turn with a sessionId needs both. About 250 bytes each, so at
- * most about 4 MB; the oldest is forgotten first.
+ * Sessions whose two names (`sessionHash`, `conversationId`) are remembered, because every
+ * turn with a sessionId needs both HMACs; the oldest is forgotten first, which bounds the memory.
  */
 export const REMEMBERED_SESSIONS = 16_384;
 
-export interface SealedTurnContent {
+interface SealedTurnContent {
   readonly message: string;
   readonly reply: string;
 }

@@ -8,15 +8,13 @@
  * into the slot and moves the slot to the front of a linked list; the `Map` is written only
  * when a session comes in or goes out. The first version deleted and set the `Map`'s entry
  * at every lookup and every write. Once a `Map` is in the old generation, that makes V8
- * promote what the `Map` held, though it was replaced long before the next scavenge
- * (`bench/tools/young-generation.mjs`: 4 MB per scavenge, against none in place). At 500
- * turns a second on 100 sessions it promoted 350 KB per scavenge instead of 45, and caused
- * a full collection every second or two (bench/README.md, "Windows replaced in place").
+ * promote what the `Map` held, though it was replaced long before the next scavenge, and
+ * under load that brought frequent full collections.
  *
  * With many more sessions in use than it holds, a cache that took every window read from
  * the database would evict each before its session's next turn: no hits, and every window
- * kept just long enough for the garbage collector to move it to the old generation (with
- * 10 000 sessions, a third more CPU per turn than no cache; bench/README.md). So when it is
+ * kept just long enough for the garbage collector to move it to the old generation (more
+ * CPU per turn than no cache at all). So when it is
  * full and fewer than a quarter of its lookups hit, it takes only one such window in 16;
  * those stay long enough to be used again, and a working set that fits gets in as before.
  */

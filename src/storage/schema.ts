@@ -16,7 +16,7 @@ export interface ApiKeysTable {
 }
 
 /** One row per secret of a key: the current one, and old ones inside a rotation grace. */
-export interface KeySecretsTable {
+interface KeySecretsTable {
   /** SHA-256 hex of the whole key. */
   hash: string;
   key_id: string;
@@ -26,7 +26,7 @@ export interface KeySecretsTable {
   expires_at: number | null;
 }
 
-export interface UsageTable {
+interface UsageTable {
   key_id: string;
   /** Calendar month in the quota time zone, `YYYY-MM`. */
   month: string;
@@ -38,14 +38,14 @@ export interface UsageTable {
 }
 
 /** Requests per key and calendar day in the quota time zone (the days of `usage`'s months). */
-export interface UsageDaysTable {
+interface UsageDaysTable {
   key_id: string;
   /** `YYYY-MM-DD` in the quota time zone. */
   day: string;
   used: number;
 }
 
-export interface SessionsTable {
+interface SessionsTable {
   key_id: string;
   /** HMAC of the client's sessionId: the id itself is not stored. */
   session_hash: string;
@@ -62,7 +62,7 @@ export interface SessionsTable {
 }
 
 /** Turns of sessions stored before migration 002; read once, then moved into the window. */
-export interface TurnsTable {
+interface TurnsTable {
   key_id: string;
   session_hash: string;
   seq: number;
@@ -73,7 +73,7 @@ export interface TurnsTable {
 }
 
 /** Outcomes of requests sent with an `Idempotency-Key`, and claims of those still running. */
-export interface IdempotencyKeysTable {
+interface IdempotencyKeysTable {
   key_id: string;
   /** HMAC of the client's Idempotency-Key within this API key. */
   key_hash: string;
@@ -117,7 +117,7 @@ export interface WebhookEventsTable {
 }
 
 /** Receivers that answered 410 Gone: nothing is sent to them until re-enabled. */
-export interface WebhookReceiversTable {
+interface WebhookReceiversTable {
   url: string;
   disabled_at: number;
   reason: string;

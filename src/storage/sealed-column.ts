@@ -3,8 +3,7 @@
  * How a sealed value (IV, ciphertext and tag: bytes) is kept in the columns that hold one
  * (`sessions.sealed_window`, `idempotency_keys.outcome`, both declared `text`). Where a text
  * column keeps bytes as bytes (SQLite), they are stored as they are: a quarter smaller than
- * base64url, and a turn neither encodes nor decodes them (bench/README.md, "Sealed windows
- * as bytes"). Elsewhere (PostgreSQL) they are base64url text, as every sealed value was
+ * base64url, and a turn neither encodes nor decodes them. Elsewhere (PostgreSQL) they are base64url text, as every sealed value was
  * before. Readers take either: `TurnSealer.openJson` opens both.
  */
 import type { StoreFeatures } from './dialect.js';

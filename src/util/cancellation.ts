@@ -4,8 +4,8 @@
  * `AbortSignal` (`aborted`, `reason`, `abort` listeners), as a plain object.
  *
  * Not an `AbortController`: on Node 20 every `AbortSignal` is promoted out of V8's young
- * generation at once, and a few per request made each scavenge copy megabytes and pause
- * for milliseconds (bench/README.md, "Garbage the request path leaves"). An `AbortSignal`
+ * generation at once, and a few per request made every scavenge copy and pause far longer.
+ * An `AbortSignal`
  * is a `CancelSignal` too, so callers and tests may pass one.
  */
 export interface CancelSignal {

@@ -4,7 +4,7 @@
  * its default as an operator writes it, and a zod schema with units and caps), and
  * `readSettings`, which parses a group of them in one pass and reports every problem at
  * once, one line per variable. `config/config.ts` and the cores' readers use the same
- * rules, and the README's configuration table is tested against the declared defaults.
+ * rules, and the table of docs/configuration.md is tested against the declared defaults.
  */
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
@@ -210,7 +210,7 @@ export function durationText(ms: number): string {
 }
 
 /** `86400000` → `1d`, `2147483647` → `24.8d`: caps said the way durations are written. */
-export function formatMs(ms: number): string {
+function formatMs(ms: number): string {
   const units: [number, string][] = [
     [86_400_000, 'd'],
     [3_600_000, 'h'],

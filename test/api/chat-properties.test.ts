@@ -1,5 +1,5 @@
 /**
- * Property-based tests of the decision table (contract §1) against one real server:
+ * Property-based tests of the decision table (docs/contract.md, "Chat endpoints") against one real server:
  * whatever the body, content type, Authorization header or session id, every answer is
  * one of the contract's answers, and the soft error code is the one the table predicts.
  */
@@ -266,7 +266,7 @@ function chatCaseArbitrary(): fc.Arbitrary<ChatCase> {
 }
 
 // ---------------------------------------------------------------------------------------
-// The oracle: contract §1, written from the table, first match wins
+// The oracle: docs/contract.md, "Chat endpoints", written from the table, first match wins
 // ---------------------------------------------------------------------------------------
 
 function expectedAnswer(c: ChatCase): Expected {

@@ -1,5 +1,5 @@
 /**
- * Streamed replies on /api/chat and /api/chat-en (contract §9), read with a real SSE parser:
+ * Streamed replies on /api/chat and /api/chat-en (docs/contract.md, "Streamed replies"), read with a real SSE parser:
  * the events and headers of a stream, every decision before the core answered exactly as
  * without streaming, the error event after a failure (refunded, nothing stored), pings,
  * counting once at done, idempotent replays as a stream, and a client leaving mid-stream

@@ -1,5 +1,5 @@
 /**
- * Concurrent turns on one session (contract §8.1): 300 turns with 50 in flight on one
+ * Concurrent turns on one session (docs/contract.md, "Concurrent turns on one session"): 300 turns with 50 in flight on one
  * sessionId, on one process, on two processes sharing one SQLite file, and on four sharing
  * one PostgreSQL database. Every turn is answered, stored exactly once and counted once.
  */

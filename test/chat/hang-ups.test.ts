@@ -1,5 +1,5 @@
 /**
- * The client goes away (contract §8.3), and shutdown: the core is cancelled (a real
+ * The client goes away (docs/contract.md, "The client goes away"), and shutdown: the core is cancelled (a real
  * upstream process sees its request aborted), the reservation is refunded, nothing is
  * stored, no idempotent outcome is kept, and logs and metrics say `client_closed`.
  * Also: an Idempotency-Key's 409 and replay across two instances of one database.

@@ -1,5 +1,5 @@
 /**
- * Idempotent retries (contract §8.2) on a real server: kept outcomes replayed byte for
+ * Idempotent retries (docs/contract.md, "Idempotent retries") on a real server: kept outcomes replayed byte for
  * byte and never counted, 409 while the first request runs, 422 for another body or
  * endpoint, failures and refusals not kept, the TTL on a controllable clock, and nothing
  * in clear in the database.

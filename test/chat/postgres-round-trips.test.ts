@@ -1,5 +1,5 @@
 /**
- * Round trips of a turn on PostgreSQL (bench/tools/round-trips.mjs measures the same): the
+ * Round trips of a turn on PostgreSQL: the
  * session's row is read in the reservation's statement, so a turn with a sessionId takes
  * two (reserve + read, store the turn) and one without takes one, with the key cached.
  * Every query the driver sends is counted, BEGIN and COMMIT included.

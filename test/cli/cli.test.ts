@@ -1,5 +1,5 @@
 /**
- * The operator CLI (contract §7), run as the real built process (`dist/cli/main.js`) on
+ * The operator CLI (docs/contract.md, "Operating it"), run as the real built process (`dist/cli/main.js`) on
  * the same database as a running server: every change made through the CLI holds on the
  * server's next request. Keys that a test only needs, reports and refusals run the CLI in
  * this process (with a connection of its own, as a separate process has).

@@ -1,5 +1,5 @@
 /**
- * The service runs with Node's default heap settings (README "Configuration" says how to
+ * The service runs with Node's default heap settings (docs/configuration.md says how to
  * trade CPU for memory): the `plauder` command's shebang and `npm start` pass no Node
  * options, and the shebang is the portable one (no `env -S`, which BusyBox lacks).
  */

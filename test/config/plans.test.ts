@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import { describePlan, parsePlans } from '../../src/config/plans.js';
+import { describePlan, parsePlans } from '../../src/plans/plans.js';
 
 describe('PLAUDER_PLANS', () => {
   it('reads monthly and per-minute limits', () => {

@@ -1,6 +1,6 @@
 /**
- * The settings reader: units and caps, every problem at once, and the README's
- * configuration table against the declared settings.
+ * The settings reader: units and caps, every problem at once, and the configuration
+ * table of docs/configuration.md against the declared settings.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -104,12 +104,11 @@ describe('every problem at once', () => {
   });
 });
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const CONFIGURATION = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
 
 /** The configuration table: first cell's names (with `_SUFFIX` shorthands) → default cell. */
 function documentedDefaults(): Map<string, string> {
-  const section = README.slice(README.indexOf('## Configuration'));
-  const table = section.slice(0, section.indexOf('\n## '));
+  const table = CONFIGURATION;
   const known = new Set(ALL_SETTINGS.map((s) => s.name));
   const rows = new Map<string, string>();
   for (const line of table.split('\n')) {
@@ -142,13 +141,16 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-describe("the README's configuration table", () => {
+describe('the configuration table of docs/configuration.md', () => {
   const documented = documentedDefaults();
 
   it('documents every setting with the default it has', () => {
     expect(documented.size).toBeGreaterThan(40);
     for (const setting of ALL_SETTINGS) {
-      expect(documented.has(setting.name), `${setting.name} is missing from the README`).toBe(true);
+      expect(
+        documented.has(setting.name),
+        `${setting.name} is missing from docs/configuration.md`,
+      ).toBe(true);
       if (setting.default !== undefined) {
         expect(documented.get(setting.name), setting.name).toContain(`\`${setting.default}\``);
       }

@@ -1,5 +1,5 @@
 /**
- * Nothing is lost (contract §12): events recorded by the CLI with no server running and by
+ * Nothing is lost (docs/contract.md, "Events"): events recorded by the CLI with no server running and by
  * a server whose receiver is down survive that server being killed with SIGKILL before
  * any delivery succeeded; two fresh instances on the same database then deliver every
  * event, each to the receiver once, although the receiver fails first attempts on

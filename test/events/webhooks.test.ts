@@ -1,5 +1,5 @@
 /**
- * Events and their delivery (contract §12) on the in-process server, received by a real
+ * Events and their delivery (docs/contract.md, "Events") on the in-process server, received by a real
  * HTTP receiver that verifies every signature with the `standardwebhooks` package: key
  * events with their bodies, quota events once per key and month under concurrency and
  * refunds, retries with the same webhook-id, 410 Gone, giving up after the retry window,

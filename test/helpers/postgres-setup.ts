@@ -58,7 +58,7 @@ async function reachable(): Promise<void> {
   } catch (error) {
     throw new Error(
       `PostgreSQL is not reachable at ${redactUrl(POSTGRES_ADMIN_URL)} (${(error as Error).message}). ` +
-        'Start it (see README, "Running the tests") or set PLAUDER_TEST_POSTGRES_URL.',
+        'Start it (see README, "The tests") or set PLAUDER_TEST_POSTGRES_URL.',
     );
   } finally {
     await client.end().catch(() => {});

@@ -1,5 +1,5 @@
 /**
- * Per-minute limits (contract §11) on the in-process server with a controlled clock: the
+ * Per-minute limits (docs/contract.md, "Burst limits") on the in-process server with a controlled clock: the
  * limit is exact under 60+ concurrent requests, refusals are 429 rate_limited with the
  * seconds until the minute frees up, they count against nothing, the monthly quota is
  * decided first, a failed core gives the request back to both limits, and the limits show

@@ -1,5 +1,5 @@
 /**
- * What /mcp refuses and how (contract §13 with the decision table of §1): a bad key is an
+ * What /mcp refuses and how (docs/contract.md, "MCP", with the decision table of "Chat endpoints"): a bad key is an
  * HTTP 401 before MCP begins; inactive plans, a used-up month, bad arguments and technical
  * failures are tool results with `isError: true`, in the decision table's order, never
  * counted. Also Idempotency-Key retries, a client that leaves, and the log line and

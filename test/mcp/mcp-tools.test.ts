@@ -1,5 +1,5 @@
 /**
- * MCP at /mcp (contract §13), driven by the official SDK client over a real server with
+ * MCP at /mcp (docs/contract.md, "MCP"), driven by the official SDK client over a real server with
  * the built-in core: the tools an agent sees, chat with and without memory in both
  * languages, usage and forget_session, and sessions that stay private to their key.
  */

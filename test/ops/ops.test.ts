@@ -1,5 +1,5 @@
 /**
- * Ops endpoints (contract §7): liveness, readiness, Prometheus metrics and the OpenAPI
+ * Ops endpoints (docs/contract.md, "Operating it"): liveness, readiness, Prometheus metrics and the OpenAPI
  * document, which a test keeps in step with the routes the app really serves.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The OpenAI-compatible front door (contract §10), driven by the official `openai` npm
+ * The OpenAI-compatible front door (docs/contract.md, "OpenAI-compatible door"), driven by the official `openai` npm
  * package pointed at a real plauder server on loopback, with only its base URL and key
  * changed: models, plain and streamed completions, history, X-Session-Id, and errors raised
  * as the client's own classes. Raw HTTP where the bytes matter (replays, [DONE]).

@@ -145,6 +145,6 @@ function throwIfAborted(signal: CancelSignal): void {
  * The reply cut after each sentence or phrase (punctuation followed by a space, or a line
  * break), keeping every character: the pieces joined are the reply.
  */
-export function phrases(reply: string): string[] {
+function phrases(reply: string): string[] {
   return reply.split(/(?<=[.!?…;:,]\s+|\n)(?=\S)/u);
 }

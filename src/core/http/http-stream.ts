@@ -12,9 +12,8 @@
  *
  * The body is pushed to us by undici's handler API and the items wait in a queue for the
  * consumer's `next()`: one promise per item, no Readable, no async generators and no timer
- * per item (the first-item timer, then one gap timer refreshed per item). Reading the
- * stream through `request()` and three nested generators cost about twice the CPU of an
- * unstreamed reply (bench/README.md, "Streaming").
+ * per item (the first-item timer, then one gap timer refreshed per item), because reading
+ * the stream through `request()` and nested generators cost far more CPU per reply.
  */
 
 import { TextDecoder } from 'node:util';
@@ -26,7 +25,7 @@ import {
   judgeFailure,
   judgeStatus,
   type Outcome,
-} from './http-upstream.js';
+} from './attempt-judging.js';
 import { retryDelayMs, sleep } from './retry-policy.js';
 import type {
   AttemptFailure,

@@ -45,7 +45,7 @@ export type AttemptResult =
  * then either `onEnd` or `onFailure`. Nothing is called after `onEnd`, `onFailure` or the
  * reader's own `abort`.
  */
-export interface StreamReader {
+interface StreamReader {
   onStart(status: number, headers: UpstreamResponse['headers']): void;
   onData(chunk: Buffer): void;
   onEnd(): void;
@@ -290,7 +290,7 @@ function sendOnce(pool: Pool, params: SendParams): Promise<AttemptResult> {
   });
 }
 
-export function classify(error: unknown, responded: boolean): AttemptFailure {
+function classify(error: unknown, responded: boolean): AttemptFailure {
   if (error instanceof errors.ResponseExceededMaxSizeError) {
     return { kind: 'too_large', limitBytes: MAX_RESPONSE_BYTES };
   }

@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { onRequestHookHandler } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
 
-export const ADMIN_WWW_AUTHENTICATE = {
+const ADMIN_WWW_AUTHENTICATE = {
   'www-authenticate': 'Bearer realm="plauder admin"',
 } as const;
 

@@ -10,7 +10,7 @@ import type { Plans } from '../../plans/plans.js';
 
 export const adminSecurity = [{ adminToken: [] }];
 
-export const MONTH_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])$';
+const MONTH_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])$';
 
 const keyId = {
   type: 'string',

@@ -1,7 +1,7 @@
 /**
  * @module routes/admin/event-routes
  * `GET /admin/v1/events`: the receiver, how many events wait, were delivered or failed,
- * and the latest events with their delivery state (contract §12).
+ * and the latest events with their delivery state (docs/contract.md, "Events").
  */
 import type { FastifyInstance } from 'fastify';
 import { redactUrl } from '../../config/config.js';

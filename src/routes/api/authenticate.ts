@@ -14,7 +14,7 @@ export interface AuthenticatedKey extends KeyAuthRecord {
   readonly minuteLimit: number | undefined;
 }
 
-export const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="plauder"' } as const;
+const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="plauder"' } as const;
 
 export async function authenticate(
   services: Services,

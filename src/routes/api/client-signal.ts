@@ -9,7 +9,7 @@
 import type { FastifyReply } from 'fastify';
 import { Cancellation, type CancelSignal } from '../../util/cancellation.js';
 
-export class ClientClosedError extends Error {
+class ClientClosedError extends Error {
   override readonly name = 'ClientClosedError';
   constructor() {
     super('the client closed the connection before the response was complete');

@@ -1,6 +1,6 @@
 /**
  * @module routes/mcp/mcp-routes
- * `/mcp`: the Model Context Protocol over the Streamable HTTP transport (contract §13), a
+ * `/mcp`: the Model Context Protocol over the Streamable HTTP transport (docs/contract.md, "MCP"), a
  * front door of the turn use case like `/api/chat`, with the same bearer keys.
  *
  * Stateless: every POST gets an MCP server and transport of its own, which end with it.
@@ -143,7 +143,7 @@ async function handleMcp(
     log: request.log,
     recordChat: (outcome, decision) => {
       request.chatOutcome = outcome;
-      // The quota headers of a chat answer (contract §3), on the POST that carried the call.
+      // The quota headers of a chat answer (docs/contract.md, "Monthly quota"), on the POST that carried the call.
       if (decision && 'quota' in decision) reply.headers(rateLimitHeaders(decision.quota));
       if (decision && 'replayed' in decision && decision.replayed) {
         reply.header('idempotent-replayed', 'true');

@@ -1,6 +1,6 @@
 /**
  * @module routes/mcp/mcp-tools
- * What an agent sees of plauder over MCP (contract §13): the tools' names, descriptions
+ * What an agent sees of plauder over MCP (docs/contract.md, "MCP"): the tools' names, descriptions
  * and JSON Schemas. They are written for a model reading them cold, with no other
  * documentation: what each tool does, what it costs, what the arguments look like and
  * what comes back. The limits in them come from the running configuration.

@@ -1,6 +1,6 @@
 /**
  * @module routes/v1/completion-answer
- * The answers of `/v1` in OpenAI's shapes (contract §10): a `chat.completion`, the
+ * The answers of `/v1` in OpenAI's shapes (docs/contract.md, "OpenAI-compatible door"): a `chat.completion`, the
  * `chat.completion.chunk`s of a stream, and errors as `{"error": {message, type, param,
  * code}}` with the statuses OpenAI's clients map to their error classes. Everything an
  * answer shows comes from the turn's decision (its id, time, reply and usage), so a replayed

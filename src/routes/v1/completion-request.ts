@@ -1,6 +1,6 @@
 /**
  * @module routes/v1/completion-request
- * Reads an OpenAI Chat Completions body (contract §10) into a turn request. Pure: no I/O, no
+ * Reads an OpenAI Chat Completions body (docs/contract.md, "OpenAI-compatible door") into a turn request. Pure: no I/O, no
  * exceptions. A body the turn cannot take becomes a failed `TurnRequest` whose detail names
  * the parameter, as OpenAI's 400s do; the use case decides when it is answered (after the
  * key, the plan and the limits), exactly like the soft errors of `/api/chat`.

@@ -1,6 +1,6 @@
 /**
  * @module routes/v1/v1-routes
- * The OpenAI-compatible front door (contract §10): `POST /v1/chat/completions` and
+ * The OpenAI-compatible front door (docs/contract.md, "OpenAI-compatible door"): `POST /v1/chat/completions` and
  * `GET /v1/models`, for clients, SDKs and agent frameworks that speak OpenAI's Chat
  * Completions. Same keys, plans, quotas, limits, headers, idempotency, logs and metrics as
  * `/api/chat`: a chat completion is a turn of the same use case (src/chat/take-turn.ts),
@@ -146,7 +146,7 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
  * retrying at once (docs/contract.md, "OpenAI-compatible door"); the minute's limit, a
  * turn still in flight and a service that is stopping can.
  */
-export function retryCanHelp(status: number, retryAfter: unknown): boolean {
+function retryCanHelp(status: number, retryAfter: unknown): boolean {
   if (status < 400) return true;
   if (status === 408 || status === 503) return true;
   if (status === 409 || status === 429) {

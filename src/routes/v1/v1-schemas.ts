@@ -112,7 +112,7 @@ export const completionRequestSchema = {
 const usageSchema = {
   type: 'object',
   description:
-    "The upstream's token counts when it reports them, else an estimate (about four characters a token; see the README).",
+    "The upstream's token counts when it reports them, else an estimate (about four characters a token; see docs/openai.md).",
   required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
   properties: {
     prompt_tokens: { type: 'integer' },

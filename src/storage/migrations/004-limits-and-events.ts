@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Per-minute limits and the events outbox (contract §11, §12).
+ * Per-minute limits and the events outbox (docs/contract.md, "Burst limits" and "Events").
  *
  * - `usage` gains the current clock minute of the key's month counter and the requests
  *   counted in it, so one conditional upsert of one row checks and counts both limits.

@@ -5,15 +5,13 @@
  *
  * - Named: each lane parses and plans a statement once, and every later run sends only its
  *   parameters (Bind, Execute), where Kysely's unnamed statements had PostgreSQL parse and
- *   plan the whole SQL text, a reservation's CTEs included, on every request (bench/README.md,
- *   "Named statements on PostgreSQL": the database's CPU per request × 0.6-0.7).
+ *   plan the whole SQL text, a reservation's CTEs included, on every request.
  * - Grouped: the statements that arrive while the event loop handles one round of I/O
  *   (`setImmediate`, as SQLite's group commit) and may share a transaction (`Grouping`:
  *   reads, and writes that name the rows they lock) go to one lane as one implicit
  *   transaction: Bind and Execute for each, one Sync. The database commits them with one
  *   WAL flush and answers them in one write, where a statement of its own costs a commit,
- *   a wake-up of the database's process and a read here (bench/README.md, "Statements
- *   committed in groups on PostgreSQL"). Each caller's promise settles only after that
+ *   a wake-up of the database's process and a read here. Each caller's promise settles only after that
  *   commit. The group runs its writes sorted by the rows they lock, so two groups (on two
  *   lanes, or two instances) never wait for each other in a circle.
  * - A group that fails (one statement broke a constraint, a deadlock with a transaction

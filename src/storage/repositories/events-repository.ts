@@ -11,9 +11,9 @@ import { prepareQuery, type WriteStep } from '../prepared-query.js';
 import type { Database, WebhookEventsTable } from '../schema.js';
 
 export type EventStatus = 'pending' | 'delivered' | 'failed';
-export const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'delivered', 'failed'];
+const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'delivered', 'failed'];
 
-export interface NewEventRow {
+interface NewEventRow {
   readonly id: string;
   readonly type: string;
   readonly dedupeKey: string | null;
@@ -30,7 +30,7 @@ export interface ClaimedEvent {
   readonly attempts: number;
 }
 
-export interface EventRecord extends ClaimedEvent {
+interface EventRecord extends ClaimedEvent {
   readonly status: EventStatus;
   readonly nextAttemptAt: number;
   readonly lastAttemptAt: number | null;
@@ -39,7 +39,7 @@ export interface EventRecord extends ClaimedEvent {
   readonly deliveredAt: number | null;
 }
 
-export interface AttemptOutcome {
+interface AttemptOutcome {
   readonly now: number;
   /** The receiver's HTTP status; undefined when none came back. */
   readonly status: number | undefined;

@@ -9,14 +9,14 @@ import { prepareQuery, type WriteStep } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 import { type StoredSealed, sealedColumn } from '../sealed-column.js';
 
-export interface IdempotencyRecord {
+interface IdempotencyRecord {
   readonly fingerprint: string;
   /** Null while the request that claimed the key is still running. */
   readonly outcome: StoredSealed | null;
   readonly expiresAt: number;
 }
 
-export interface IdempotencyClaim {
+interface IdempotencyClaim {
   readonly keyId: string;
   readonly keyHash: string;
   readonly fingerprint: string;

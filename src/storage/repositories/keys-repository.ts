@@ -34,7 +34,7 @@ export interface FoundKey {
   readonly secretExpiresAt: number | null;
 }
 
-export interface NewKey {
+interface NewKey {
   readonly id: string;
   readonly name: string;
   readonly plan: string;

@@ -32,14 +32,14 @@ export interface SessionRow extends SessionHead {
   readonly sealedWindow: StoredSealed | null;
 }
 
-export interface LegacyTurn {
+interface LegacyTurn {
   readonly seq: number;
   readonly language: string;
   readonly createdAt: number;
   readonly sealed: string;
 }
 
-export interface TurnAppend {
+interface TurnAppend {
   readonly now: number;
   /** A session idle since before this is expired: its window starts afresh. */
   readonly activeSince: number;
@@ -52,7 +52,7 @@ export interface TurnAppend {
   readonly with?: readonly WriteStep[];
 }
 
-export interface WindowChange {
+interface WindowChange {
   readonly expectedCount: number;
   /**
    * When the conversation began, as the turn read it: a session deleted and begun again

@@ -39,7 +39,7 @@ import {
 } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
-export interface UsageRow {
+interface UsageRow {
   readonly keyId: string;
   readonly month: string;
   readonly used: number;
@@ -82,7 +82,7 @@ export type ReserveOutcome =
     }
   | {
       readonly admitted: false;
-      /** The month is checked first (contract §1: row 3 before row 3a). */
+      /** The month is checked first (docs/contract.md, "Chat endpoints": row 3 before row 3a). */
       readonly refusedBy: 'month' | 'minute';
       readonly used: number;
       readonly minuteUsed: number;
@@ -105,7 +105,7 @@ export interface UsageRepository {
   days(keyId: string, first: string, last: string): Promise<DayUsageRow[]>;
 }
 
-export interface DayUsageRow {
+interface DayUsageRow {
   /** `YYYY-MM-DD` in the quota time zone. */
   readonly day: string;
   readonly used: number;

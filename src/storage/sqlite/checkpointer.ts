@@ -1,15 +1,14 @@
 /**
  * @module storage/sqlite/checkpointer
  * WAL checkpoints off the event loop. A checkpoint copies the WAL's pages into the database
- * file and, with `synchronous = NORMAL`, syncs both files to disk: 3-11 ms once a second
- * under load, during which a checkpoint on the event loop held every request in flight
- * (bench/README.md, "Checkpoints off the event loop"). A worker thread with a connection of
+ * file and, with `synchronous = NORMAL`, syncs both files to disk, and on the event loop that
+ * held every request in flight for the time of the sync. A worker thread with a connection of
  * its own runs them instead; SQLite lets any connection checkpoint a WAL, and a PASSIVE
  * checkpoint never waits for the writers.
  *
  * SQLite starts the WAL over (instead of letting it grow) only after a checkpoint that copied
  * every page in it. Under steady load the worker's never did: pages committed while it ran
- * were left over, and the WAL grew by 30 MB a second. So after each of the worker's
+ * were left over, and the WAL grew without bound. So after each of the worker's
  * checkpoints this thread finishes it: it copies only what was committed since (no write of
  * this connection can come in between), which a checkpoint that left nothing over skips.
  *

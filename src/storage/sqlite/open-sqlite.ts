@@ -36,13 +36,12 @@ export function openSqlite(file: string): OpenedDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  // better-sqlite3 builds SQLite with a 16 MB page cache; the operating system caches the
-  // file anyway, and 4 MB kept the same throughput with 10 000 stored sessions at 13 MB
-  // less RSS (bench/README.md).
+  // A smaller page cache than better-sqlite3's default: the operating system caches the file
+  // anyway, and the smaller one kept the same throughput with less memory.
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   // Checkpoints on a timer, not inside the commit that fills 1000 pages: SQLite runs its
   // automatic checkpoint inside that commit, and every few hundred requests one request
-  // waited for the sync to disk (bench/README.md, "Garbage the request path leaves").
+  // waited for the sync to disk.
   sqlite.pragma('wal_autocheckpoint = 0');
   // When the WAL starts over, a file grown past this (by a burst of writes) is cut back.
   sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
@@ -56,8 +55,8 @@ export function openSqlite(file: string): OpenedDatabase {
   });
   registerDirectRunner(db, createDirectRunner(sqlite, prepare));
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  // Reading data_version takes SQLite's shared lock (a few µs, 5 % of a request's CPU when
-  // read for every request): it is read again after DATA_VERSION_REUSE_MS at the earliest.
+  // Reading data_version takes SQLite's shared lock, too dear to pay on every request: it is
+  // read again after DATA_VERSION_REUSE_MS at the earliest.
   let version = 0;
   let versionReadAt = Number.NEGATIVE_INFINITY;
   const changesElsewhere = () => {

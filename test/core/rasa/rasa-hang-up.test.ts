@@ -1,6 +1,6 @@
 /**
- * A client that hangs up while the Rasa bot is thinking (contract §8.3, issue: "the request
- * to Rasa is aborted when the client leaves"): the real server in front of a real bot
+ * A client that hangs up while the Rasa bot is thinking (docs/contract.md, "The client goes away": the
+ * request to Rasa is aborted when the client leaves): the real server in front of a real bot
  * process; the bot sees its request closed within a second, nothing is counted or stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -207,7 +207,7 @@ function sessionOutcomes(method: string, raw: string, who: Who): Outcome[] {
   return [found, error('session_not_found'), ...overlong];
 }
 
-/** Contract §1, first match wins (row 3 only for the exhausted key; row 9 only with the marker). */
+/** docs/contract.md, "Chat endpoints": first match wins (row 3 only for the exhausted key; row 9 only with the marker). */
 function chatOutcome(request: RawRequest, who: Who, marker: string): Outcome {
   if (who === 'invalid') return error('invalid_api_key');
   if (who === 'inactive') return soft('plan_inactive');
@@ -268,7 +268,7 @@ function poisoned(root: unknown): boolean {
 }
 
 /**
- * Under `/v1` (the OpenAI-compatible front door, contract §10) errors come in OpenAI's
+ * Under `/v1` (the OpenAI-compatible front door, docs/contract.md, "OpenAI-compatible door") errors come in OpenAI's
  * envelope, `{"error": {message, type, param, code}}`, with one of our codes and its
  * message. A fuzzed path may land there by chance (a first segment `v1`).
  */

@@ -27,7 +27,7 @@ const CONTEXT_TURNS = 3;
 const HISTORY_CHARS = 500;
 const HISTORY_TOKENS = 40;
 
-export const EMPTY_STATE: DialogueState = {
+const EMPTY_STATE: DialogueState = {
   name: undefined,
   askedForName: false,
   lastAskedName: false,

@@ -143,11 +143,7 @@ export class MessageParses {
 }
 
 /** Sentences, small talk, tone and clauses of a message, and each clause read on its own. */
-export function parseMessage(
-  parts: ReaderParts,
-  message: string,
-  options: ReadOptions,
-): ParsedMessage {
+function parseMessage(parts: ReaderParts, message: string, options: ReadOptions): ParsedMessage {
   const statement = parts.names.read(message, options.askedForName);
   // The statement is not part of the question: "Ich heiße Anna, was kostet das?".
   const text = statement

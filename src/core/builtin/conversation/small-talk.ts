@@ -23,7 +23,7 @@ export type SmallTalkKind =
   | 'filler'
   | 'askName';
 
-export interface SmallTalk {
+interface SmallTalk {
   /** The kinds found, in the order of the message. */
   readonly kinds: readonly SmallTalkKind[];
   /** The tokens outside the recognised phrases. */

@@ -8,7 +8,7 @@
 import type { Language } from '../../core-adapter.js';
 import type { PlanFacts, ServiceFacts } from '../service-facts.js';
 
-export const PLACEHOLDERS = [
+const PLACEHOLDERS = [
   'plans',
   'plan-count',
   'plan',
@@ -47,7 +47,7 @@ const PER_MONTH: Readonly<Record<Language, string>> = {
   en: 'requests per month',
 };
 
-export function displayPlan(name: string): string {
+function displayPlan(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
 

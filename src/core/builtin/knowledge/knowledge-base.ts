@@ -58,7 +58,7 @@ export class KnowledgeBaseError extends Error {
   }
 }
 
-export function formatProblem(source: string, { line, detail }: KnowledgeProblem): string {
+function formatProblem(source: string, { line, detail }: KnowledgeProblem): string {
   return line > 0 ? `${source}:${line}: ${detail}` : `${source}: ${detail}`;
 }
 

@@ -266,11 +266,3 @@ export function readKnowledgeFile(path: string): string {
     ]);
   }
 }
-
-/** Reads and parses a knowledge-base file; throws every structural problem at once. */
-export function loadKnowledgeBase(path: string): KnowledgeBase {
-  const problems = new ProblemList(path);
-  const base = parseKnowledgeBase(readKnowledgeFile(path), path, problems);
-  problems.throwIfAny();
-  return base;
-}

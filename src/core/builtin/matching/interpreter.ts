@@ -24,7 +24,7 @@ import { tokenize } from '../text/tokenize.js';
 import type { Match, Matcher, QueryUnit } from './matcher.js';
 import type { TermPart, TermResolver } from './term-resolver.js';
 
-export type Outcome =
+type Outcome =
   | { readonly kind: 'answer'; readonly match: Match }
   | { readonly kind: 'clarify'; readonly options: readonly [Match, Match] }
   | { readonly kind: 'none' };
@@ -51,7 +51,7 @@ export interface ReadingContext {
 
 export const EMPTY_CONTEXT: ReadingContext = { previous: [], topics: [] };
 
-export const CARRY_WEIGHT = 0.6;
+const CARRY_WEIGHT = 0.6;
 const MIN_CARRIED_WEIGHT = 0.2;
 const TIE = 1e-9;
 /** How much an entry related to the topic is preferred in a follow-up. */
@@ -98,7 +98,7 @@ const CUES: ReadonlyArray<readonly string[]> = [
 ];
 
 /** Whether the message opens like a follow-up question. */
-export function opensLikeFollowUp(tokens: readonly string[]): boolean {
+function opensLikeFollowUp(tokens: readonly string[]): boolean {
   return CUES.some((cue) => cue.every((word, i) => tokens[i] === word));
 }
 
@@ -166,7 +166,7 @@ function matchesOwn(match: Match, own: readonly QueryUnit[]): boolean {
   return own.some((unit) => unit.concepts.some((c) => match.entry.concepts.has(c)));
 }
 
-export function decide(candidates: readonly Match[], threshold: number): Outcome {
+function decide(candidates: readonly Match[], threshold: number): Outcome {
   const top = candidates[0];
   if (top === undefined) return { kind: 'none' };
   if (top.confidence >= threshold) return { kind: 'answer', match: top };

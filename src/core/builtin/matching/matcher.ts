@@ -42,8 +42,8 @@ export interface Match {
   readonly rank: number;
 }
 
-export const UNKNOWN_WEIGHT = 0.5;
-export const FULL_EVIDENCE = 0.9;
+const UNKNOWN_WEIGHT = 0.5;
+const FULL_EVIDENCE = 0.9;
 const MAX_UNKNOWN = 3;
 const SPECIFIC_BONUS = 0.01;
 

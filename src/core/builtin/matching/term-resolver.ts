@@ -30,7 +30,7 @@ export interface TermPart {
 }
 
 /** `null`: the token is ignored (stop word). */
-export type Resolution = readonly TermPart[] | null;
+type Resolution = readonly TermPart[] | null;
 
 /**
  * A corrected typo may also be a different, real word ("Wetter" is one letter from

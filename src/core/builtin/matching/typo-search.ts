@@ -19,7 +19,7 @@ export interface TypoSearch {
 }
 
 /** At most how many edits a word of this length may contain. */
-export function typoBound(length: number): number {
+function typoBound(length: number): number {
   if (length >= 9) return 2;
   return length >= 5 ? 1 : 0;
 }

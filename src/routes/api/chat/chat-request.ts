@@ -14,16 +14,6 @@ export type ChatRequest =
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-export function parseChatRequest(
-  contentType: string | undefined,
-  body: unknown,
-  messageMaxChars: number,
-): ChatRequest {
-  const object = parseJsonObject(contentType, body);
-  if (object === undefined) return { ok: false, code: 'body_invalid' };
-  return parseChatFields(object, messageMaxChars);
-}
-
 /**
  * Rows 5-8 on fields already read as an object: the JSON body of `/api/chat`, the
  * arguments of the MCP tool `chat`. Unknown fields are ignored.

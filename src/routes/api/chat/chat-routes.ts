@@ -5,7 +5,7 @@
  * nothing. The body is kept as raw bytes and judged by the use case only after the key, the
  * idempotency key, the plan and the quota, because a bad key must get 401 whatever the body.
  *
- * Streamed (contract §9: `Accept: text/event-stream` or `"stream": true`): the use case
+ * Streamed (docs/contract.md, "Streamed replies": `Accept: text/event-stream` or `"stream": true`): the use case
  * says when every decision before the core has passed; only then does the 200 event stream
  * begin (chat-stream.ts). Every earlier decision answers exactly as without streaming.
  */
@@ -188,7 +188,7 @@ export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
   }
 }
 
-export function quotaExceeded(state: QuotaState): ApiError {
+function quotaExceeded(state: QuotaState): ApiError {
   const retryAfter = String(retryAfterSeconds(state, 'month'));
   const headers = rateLimitHeaders(state);
   headers['retry-after'] = retryAfter;
@@ -196,7 +196,7 @@ export function quotaExceeded(state: QuotaState): ApiError {
 }
 
 /** 429 for the per-minute limit: `Retry-After` is the time until the minute frees up. */
-export function rateLimited(state: QuotaState): ApiError {
+function rateLimited(state: QuotaState): ApiError {
   const retryAfter = String(retryAfterSeconds(state, 'minute'));
   const headers = rateLimitHeaders(state);
   headers['retry-after'] = retryAfter;

@@ -1,6 +1,6 @@
 /**
  * @module routes/api/chat/chat-stream
- * The streamed answer of `/api/chat` and `/api/chat-en` (contract §9): once the turn use
+ * The streamed answer of `/api/chat` and `/api/chat-en` (docs/contract.md, "Streamed replies"): once the turn use
  * case has passed every decision before the core, a 200 event stream with the headers of
  * the quota, then `delta` events (`{"text"}`), and at the end `done` (`{"reply"}`, the whole
  * reply) or `error` (`{"error": {"code", "message", "requestId"}}`) when the core failed
