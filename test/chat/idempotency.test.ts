@@ -222,6 +222,54 @@ describe('Idempotency-Key', () => {
     ]);
   });
 
+  it('lets a retry take over a claim whose lease ran out, with its unit: counted once, and the first attempt refunds nothing when it fails late', async () => {
+    // The longest lease: its renewals (every third of it, in real time) do not come during
+    // the test, so the claim runs out on the test's clock as a dead process's would.
+    const t = await setUp({ env: { PLAUDER_IDEMPOTENCY_LEASE: '10m' } });
+    const first = t.send('lost', { message: 'Hallo' });
+    await t.core.waitForCalls(1);
+    expect(await t.used()).toBe(1);
+    expect((await t.send('lost', { message: 'Hallo' })).status).toBe(409);
+
+    t.advance(10 * 60 * 1000);
+    const retry = t.send('lost', { message: 'Hallo' });
+    await t.core.waitForCalls(2);
+    expect(await t.used()).toBe(1);
+    t.core.calls[0]?.fail();
+    expect((await first).status).toBe(500);
+    expect(await t.used()).toBe(1);
+    t.core.calls[1]?.release('der zweite Versuch');
+    expect((await retry).json).toEqual({ reply: 'der zweite Versuch' });
+    expect(await t.used()).toBe(1);
+    const again = await t.send('lost', { message: 'Hallo' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await t.used()).toBe(1);
+  });
+
+  it('gives the unit back with the claim when the request that took it over fails; the first attempt refunds nothing', async () => {
+    const t = await setUp({ env: { PLAUDER_IDEMPOTENCY_LEASE: '10m' } });
+    const other = t.send(undefined, { message: 'ohne Schlüssel' });
+    await t.core.waitForCalls(1);
+    t.core.calls[0]?.release();
+    expect((await other).status).toBe(200);
+    const first = t.send('given-up', { message: 'Hallo' });
+    await t.core.waitForCalls(2);
+    t.advance(10 * 60 * 1000);
+    const second = t.send('given-up', { message: 'Hallo' });
+    await t.core.waitForCalls(3);
+    expect(await t.used()).toBe(2);
+    // The request holding the unit now fails: the unit goes back with its claim, once.
+    t.core.calls[2]?.fail();
+    expect((await second).status).toBe(500);
+    expect(await t.used()).toBe(1);
+    t.core.calls[1]?.fail();
+    expect((await first).status).toBe(500);
+    expect(await t.used()).toBe(1);
+    t.autoRelease();
+    expect((await t.send('given-up', { message: 'Hallo' })).status).toBe(200);
+    expect(await t.used()).toBe(2);
+  });
+
   it('does not keep a 429: after the reset the same key runs afresh', async () => {
     const t = await setUp({ env: { PLAUDER_PLANS: 'standard=1' } });
     t.autoRelease();
