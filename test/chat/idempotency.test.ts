@@ -225,7 +225,9 @@ describe('Idempotency-Key', () => {
   it('lets a retry take over a claim whose lease ran out, with its unit: counted once, and the first attempt refunds nothing when it fails late', async () => {
     // The longest lease: its renewals (every third of it, in real time) do not come during
     // the test, so the claim runs out on the test's clock as a dead process's would.
-    const t = await setUp({ env: { PLAUDER_IDEMPOTENCY_LEASE: '10m' } });
+    const t = await setUp({
+      env: { PLAUDER_IDEMPOTENCY_LEASE: '10m', PLAUDER_PLANS: 'standard=1000/month+5/minute' },
+    });
     const first = t.send('lost', { message: 'Hallo' });
     await t.core.waitForCalls(1);
     expect(await t.used()).toBe(1);
@@ -239,7 +241,10 @@ describe('Idempotency-Key', () => {
     expect((await first).status).toBe(500);
     expect(await t.used()).toBe(1);
     t.core.calls[1]?.release('der zweite Versuch');
-    expect((await retry).json).toEqual({ reply: 'der zweite Versuch' });
+    const answered = await retry;
+    expect(answered.json).toEqual({ reply: 'der zweite Versuch' });
+    // Neither the month nor the retry's minute counted it again.
+    expect(answered.headers.get('ratelimit')).toMatch(/"monthly";r=999;.*"minute";r=5;/);
     expect(await t.used()).toBe(1);
     const again = await t.send('lost', { message: 'Hallo' });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
