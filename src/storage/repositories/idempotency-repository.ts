@@ -208,6 +208,16 @@ export function createIdempotencyRepository(
       return unit === undefined ? [] : refundSteps(ref.keyId, unit);
     });
 
+  async function find(ref: Ref): Promise<IdempotencyRecord | undefined> {
+    const row = (await findQuery(db, ref)).rows[0];
+    if (!row) return undefined;
+    return {
+      fingerprint: row.fingerprint,
+      outcome: row.outcome,
+      expiresAt: Number(row.expires_at),
+    };
+  }
+
   const completeParams = (ref: ClaimRef, outcome: Buffer, keepUntil: number) => ({
     keyId: ref.keyId,
     keyHash: ref.keyHash,
@@ -223,19 +233,11 @@ export function createIdempotencyRepository(
         const inherited = unitOf(rows[0] as unknown as UnitColumns);
         return inherited === undefined ? { claimed: true } : { claimed: true, inherited };
       }
-      const record = await this.find(claim);
+      const record = await find(claim);
       return record === undefined ? { claimed: false } : { claimed: false, record };
     },
 
-    async find(ref) {
-      const row = (await findQuery(db, ref)).rows[0];
-      if (!row) return undefined;
-      return {
-        fingerprint: row.fingerprint,
-        outcome: row.outcome,
-        expiresAt: Number(row.expires_at),
-      };
-    },
+    find,
 
     holding(ref, unit) {
       const { keyId, keyHash, claim } = ref;
