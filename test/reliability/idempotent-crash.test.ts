@@ -127,15 +127,15 @@ describe(`an idempotent request killed mid-core (${TEST_DIALECT})`, () => {
     console.log(`[idempotent crash ${TEST_DIALECT}] ${conflicts} × 409 before the retry ran`);
   });
 
-  it('charges once when two retries race after the crash: one reply, the other a replay or 409', async () => {
+  it('charges once when two retries race on two servers after the crash: one reply, the other a replay or 409', async () => {
     const { key } = await createKeyWithCli(env);
     await upstream.script({ hang: true });
     const first = await serve();
-    const second = await serve();
+    const [second, third] = await Promise.all([serve(), serve()]);
     await killedOn(first, key, 'crash-2');
 
     const answers = await until(async () => {
-      const both = await Promise.all([send(second, key, 'crash-2'), send(second, key, 'crash-2')]);
+      const both = await Promise.all([send(second, key, 'crash-2'), send(third, key, 'crash-2')]);
       return both.some((res) => res.status !== 409) ? both : undefined;
     });
     const fresh = answers.filter((res) => res.status === 200 && !res.replayed);
