@@ -44,12 +44,6 @@ export interface Services {
   readonly store: Store;
 }
 
-/**
- * A claim on an Idempotency-Key outlives any turn: the core's deadline, plus time to store
- * the turn on a slow database. Only a claim whose process died runs out.
- */
-const IDEMPOTENCY_LEASE_MARGIN_MS = 60_000;
-
 export function createServices(
   config: Config,
   store: Store,
@@ -86,7 +80,9 @@ export function createServices(
       sealer,
       {
         ttlMs: config.idempotencyTtlMs,
-        leaseMs: config.coreTimeoutMs + IDEMPOTENCY_LEASE_MARGIN_MS,
+        leaseMs: config.idempotencyLeaseMs,
+        clock,
+        refundSteps: (keyId, unit) => usage.refundSteps(keyId, unit.month, unit.minute, unit.day),
       },
     ),
   };

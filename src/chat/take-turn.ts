@@ -11,7 +11,8 @@
  *   delivered (the core failed, the client left, the turn could not be stored);
  * - a turn's core sees the session as it was when the turn began, and the turn is stored
  *   after whatever the session holds when its reply is ready (never refused for that);
- * - an idempotent outcome is kept together with the turn it answers, or not at all;
+ * - an idempotent outcome is kept together with the turn it answers, or not at all; only
+ *   a request that will reach the core claims its key, so soft errors leave nothing behind;
  * - a streamed turn starts its stream only once every decision before the core has passed,
  *   and ends with the same decision as an unstreamed one (counted once, when it is `reply`).
  */
@@ -31,7 +32,12 @@ import type {
 import type { SoftErrorCode } from '../errors/error-codes.js';
 import type { ProblemDetail } from '../errors/problem-detail.js';
 import { parseIdempotencyKey } from '../idempotency/idempotency-key.js';
-import type { Claim, KeptOutcome, RequestFingerprint } from '../idempotency/idempotency-service.js';
+import type {
+  Claim,
+  EarlierRequest,
+  KeptOutcome,
+  RequestFingerprint,
+} from '../idempotency/idempotency-service.js';
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
 import type { OpenSession, SessionPlan } from '../sessions/session-service.js';
@@ -206,18 +212,17 @@ export function createTakeTurn(
     | { ok: true; request: MessageRequest; reservation: Reserved; session: SessionPlan | undefined }
     | { ok: false; decision: TurnDecision }
   > {
-    const { key, signal } = input;
-    const request = refusedByCore(input.request);
+    const { key, request, signal } = input;
     if (!key.active) {
       const state = await quota.current(key, now);
-      return softError(input, claim, stamp, 'plan_inactive', state);
+      return softError(stamp, 'plan_inactive', state);
     }
     if (!request.ok) {
       const state = await quota.current(key, now);
       if (state.used >= state.limit) return decided({ kind: 'quota_exceeded', quota: state });
       if (state.minute && state.minute.used >= state.minute.limit)
         return decided({ kind: 'rate_limited', quota: state });
-      return softError(input, claim, stamp, request.code, state, request.detail);
+      return softError(stamp, request.code, state, request.detail);
     }
     if (signal.aborted) return decided({ kind: 'client_closed' });
 
@@ -225,7 +230,7 @@ export function createTakeTurn(
     // trip on PostgreSQL), else on its own when the session is opened.
     const session =
       request.sessionId === undefined ? undefined : sessions.plan(key.id, request.sessionId);
-    const reservation = await quota.reserve(key, now, session?.read);
+    const reservation = await quota.reserve(key, now, session?.read, claim?.unit);
     if (reservation.ok) return { ok: true, request, reservation, session };
     const kind = reservation.refusedBy === 'minute' ? 'rate_limited' : 'quota_exceeded';
     return decided({ kind, quota: reservation.state });
@@ -246,25 +251,15 @@ export function createTakeTurn(
     return { ok: false, code: 'body_invalid', detail };
   }
 
-  /** A soft error: kept for the idempotency key (if any), answered with the quota as it is. */
-  async function softError(
-    input: TurnInput,
-    claim: Claim | undefined,
+  /** A soft error (never kept: a retry gets it afresh), answered with the quota as it is. */
+  function softError(
     stamp: TurnStamp,
     code: SoftErrorCode,
     state: QuotaState,
     detail?: ProblemDetail,
-  ): Promise<{ ok: false; decision: TurnDecision }> {
+  ): { ok: false; decision: TurnDecision } {
     const { turnId, createdAt } = stamp;
     const details = detail === undefined ? {} : { detail };
-    await claim?.keepNow({
-      kind: 'soft_error',
-      code,
-      language: input.language,
-      turnId,
-      createdAt,
-      ...details,
-    });
     return decided({
       kind: 'soft_error',
       code,
@@ -402,10 +397,22 @@ export function createTakeTurn(
     };
   }
 
-  return async function takeTurn(input) {
+  return async function takeTurn(asked) {
+    const input = { ...asked, request: refusedByCore(asked.request) };
     const header = parseIdempotencyKey(input.idempotencyKey);
     if (!header.ok) return { kind: 'idempotency_key_invalid' };
     if (header.key === undefined) return guarded(() => decide(input, undefined));
+    // A request that cannot reach the core only looks the key up: it keeps nothing.
+    if (!input.key.active || !input.request.ok) {
+      let earlier: Awaited<ReturnType<typeof idempotency.earlier>>;
+      try {
+        earlier = await idempotency.earlier(input.key.id, header.key, input.fingerprint, clock());
+      } catch (cause) {
+        return { kind: 'failed', code: 'internal_error', cause };
+      }
+      if (earlier === undefined) return guarded(() => decide(input, undefined));
+      return answerEarlier(input.key, earlier);
+    }
 
     let claimed: Awaited<ReturnType<typeof idempotency.claim>>;
     try {
@@ -413,23 +420,28 @@ export function createTakeTurn(
     } catch (cause) {
       return { kind: 'failed', code: 'internal_error', cause };
     }
-    switch (claimed.kind) {
-      case 'replay':
-        return guarded(() => replay(input.key, claimed.outcome));
-      case 'in_flight':
-        return { kind: 'idempotency_key_in_flight' };
-      case 'reused':
-        return { kind: 'idempotency_key_reused' };
-      case 'claimed': {
-        const decision = await guarded(() => decide(input, claimed.claim));
-        // Only replies and soft errors are kept (with the turn); anything else runs afresh.
-        if (decision.kind !== 'reply' && decision.kind !== 'soft_error') {
-          await claimed.claim.release();
-        }
-        return decision;
-      }
+    if (claimed.kind !== 'claimed') return answerEarlier(input.key, claimed);
+    const { claim } = claimed;
+    try {
+      const decision = await guarded(() => decide(input, claim));
+      // Only replies are kept (with the turn); anything else runs afresh.
+      if (decision.kind !== 'reply') await claim.release();
+      return decision;
+    } finally {
+      claim.close();
     }
   };
+
+  function answerEarlier(key: TurnKey, earlier: EarlierRequest): Promise<TurnDecision> {
+    switch (earlier.kind) {
+      case 'replay':
+        return guarded(() => replay(key, earlier.outcome));
+      case 'in_flight':
+        return Promise.resolve({ kind: 'idempotency_key_in_flight' });
+      case 'reused':
+        return Promise.resolve({ kind: 'idempotency_key_reused' });
+    }
+  }
 }
 
 /**

@@ -50,6 +50,11 @@ export interface Config {
   readonly sessionSweepIntervalMs: number;
   /** How long the outcome of a request with an Idempotency-Key is replayed. */
   readonly idempotencyTtlMs: number;
+  /**
+   * How long a running Idempotency-Key request's claim holds unless renewed (its process
+   * renews it every third): how long a retry waits after that process died.
+   */
+  readonly idempotencyLeaseMs: number;
   readonly messageMaxChars: number;
   readonly bodyLimitBytes: number;
   /**
@@ -121,6 +126,11 @@ const SETTINGS = {
   sessionWindow: setting('PLAUDER_SESSION_WINDOW', integer(0, 1000), '20'),
   sessionSweepIntervalMs: setting('PLAUDER_SESSION_SWEEP_INTERVAL', duration(), '1h'),
   idempotencyTtlMs: setting('PLAUDER_IDEMPOTENCY_TTL', duration({ max: TEN_YEARS_MS }), '24h'),
+  idempotencyLeaseMs: setting(
+    'PLAUDER_IDEMPOTENCY_LEASE',
+    duration({ min: 300, max: 10 * 60_000 }),
+    '15s',
+  ),
   messageMaxChars: setting('PLAUDER_MESSAGE_MAX_CHARS', integer(1, 1_000_000), '4000'),
   bodyLimitBytes: setting('PLAUDER_BODY_LIMIT', integer(1024, 16_777_216), '65536'),
   completionBodyLimitBytes: setting(
@@ -184,6 +194,7 @@ export function loadConfig(env: Env): Config {
     sessionWindow: s.sessionWindow,
     sessionSweepIntervalMs: s.sessionSweepIntervalMs,
     idempotencyTtlMs: s.idempotencyTtlMs,
+    idempotencyLeaseMs: s.idempotencyLeaseMs,
     messageMaxChars: s.messageMaxChars,
     bodyLimitBytes: s.bodyLimitBytes,
     completionBodyLimitBytes: s.completionBodyLimitBytes,

@@ -1,13 +1,20 @@
 /**
  * @module idempotency/idempotency-service
- * Idempotent retries (docs/contract.md, "Idempotent retries"). The first request with an `Idempotency-Key` claims it;
- * its outcome, when it is one to keep, is sealed and kept for the TTL, scoped to the API
- * key's id; a repeat with the same endpoint and body gets that outcome again, another
+ * Idempotent retries (docs/contract.md, "Idempotent retries"). A request with an `Idempotency-Key`
+ * that will run the core claims it; its reply is sealed and kept for the TTL, scoped to the
+ * API key's id; a repeat with the same endpoint and body gets that reply again, another
  * body or endpoint is refused, and a repeat while the first still runs (on any instance)
- * is told to come back. Outcomes that are not kept (failures, refusals) release the claim.
+ * is told to come back. Outcomes that are not kept (soft errors, failures, refusals) leave
+ * no row: a request that will not reach the core only looks the key up, and a claim whose
+ * request did not reply is given up.
  *
- * A claim that its request never completes (the process died) holds a lease: once it has
- * passed, the key can be claimed anew. The lease is longer than any turn may take.
+ * A claim holds a lease that its process renews while the request runs; a process that
+ * died stops renewing, so a retry may take the key over once the lease has passed. The
+ * claim records the quota unit its request reserved (in the reservation's transaction): a
+ * retry that takes it over inherits that unit instead of reserving another, a claim given
+ * up refunds it in the transaction that deletes the row, and the sweep refunds the units
+ * of dead claims nobody took over. So a request answered once is charged once, crashes
+ * included.
  */
 import { randomUUID } from 'node:crypto';
 import type { CoreFinish, Language, TokenUsage } from '../core/core-adapter.js';
@@ -17,8 +24,11 @@ import type { TurnSealer } from '../sessions/turn-sealer.js';
 import type { WriteStep } from '../storage/prepared-query.js';
 import type {
   ClaimRef,
+  IdempotencyRecord,
   IdempotencyRepository,
+  RefundSteps,
 } from '../storage/repositories/idempotency-repository.js';
+import type { CountedUnit } from '../storage/repositories/usage-repository.js';
 
 /** What a repeat gets back: enough to render the first answer again, byte for byte. */
 export type KeptOutcome =
@@ -51,19 +61,41 @@ export interface RequestFingerprint {
   readonly body: Uint8Array | string;
 }
 
-export type ClaimResult =
-  | { readonly kind: 'claimed'; readonly claim: Claim }
+/** What an earlier request with the same key decides for this one. */
+export type EarlierRequest =
   | { readonly kind: 'replay'; readonly outcome: KeptOutcome }
   | { readonly kind: 'in_flight' }
   | { readonly kind: 'reused' };
+
+export type ClaimResult = { readonly kind: 'claimed'; readonly claim: Claim } | EarlierRequest;
+
+/**
+ * The quota unit of a claimed request, for the quota's reservation: the one inherited from
+ * a dead request with the same key, or the write that records a new one with the claim.
+ */
+export interface ClaimedUnit {
+  /** The inherited unit, once: the reservation that adopts it refunds it or lets it count. */
+  adopt(): CountedUnit | undefined;
+  /** The write that records `unit` with the claim, committed with its reservation. */
+  holding(unit: CountedUnit): WriteStep;
+  /** Gives the claim up and its unit back, together. Never throws. */
+  refund(): Promise<void>;
+}
 
 export interface Claim {
   /** The write that keeps `outcome`, to commit together with the turn it answers. */
   keep(outcome: KeptOutcome): WriteStep;
   /** Keeps `outcome` on its own. */
   keepNow(outcome: KeptOutcome): Promise<void>;
-  /** The outcome is not kept: the next request with this key runs afresh. Never throws. */
+  /**
+   * The outcome is not kept: the next request with this key runs afresh. A unit reserved
+   * for it stays as its reservation left it; an inherited unit no reservation adopted is
+   * refunded. Never throws.
+   */
   release(): Promise<void>;
+  readonly unit: ClaimedUnit;
+  /** The request is done: its lease is no longer renewed. */
+  close(): void;
 }
 
 export interface IdempotencyService {
@@ -73,14 +105,28 @@ export interface IdempotencyService {
     request: RequestFingerprint,
     nowMs: number,
   ): Promise<ClaimResult>;
+  /**
+   * What an earlier request with this key decides, without claiming it (for a request that
+   * will not reach the core); undefined when there is none, or only an expired one.
+   */
+  earlier(
+    keyId: string,
+    idempotencyKey: string,
+    request: RequestFingerprint,
+    nowMs: number,
+  ): Promise<EarlierRequest | undefined>;
   sweep(nowMs: number): Promise<number>;
 }
 
 export interface IdempotencyOptions {
   /** How long a kept outcome is replayed. */
   readonly ttlMs: number;
-  /** How long a claim holds without its request finishing. */
+  /** How long a claim holds without being renewed; it is renewed every third of it. */
   readonly leaseMs: number;
+  /** The clock the lease is renewed by. */
+  readonly clock: () => number;
+  /** The counters' writes that refund a claim's unit. */
+  readonly refundSteps: RefundSteps;
 }
 
 /** A key claimed, released and claimed again meanwhile is asked about a few times at most. */
@@ -93,22 +139,69 @@ export function createIdempotencyService(
 ): IdempotencyService {
   const binding = (keyId: string, keyHash: string) => `${keyId}\0${keyHash}\0idempotency`;
 
-  function claimOf(ref: ClaimRef, nowMs: number): Claim {
+  const { leaseMs, clock, refundSteps } = options;
+
+  function claimOf(ref: ClaimRef, nowMs: number, inherited: CountedUnit | undefined): Claim {
     const keepUntil = nowMs + options.ttlMs;
     const seal = (outcome: KeptOutcome) =>
       sealer.sealJson(outcome, binding(ref.keyId, ref.keyHash));
+    // A renewal that fails is tried again at the next beat; a lease lost is a retry let in.
+    const renewal = setInterval(
+      () => void repository.renew(ref, clock() + leaseMs).catch(() => {}),
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    renewal.unref();
+    const close = () => clearInterval(renewal);
+    let unadopted = inherited;
+    // A claim that cannot be given up runs out with its lease; the sweep refunds its unit.
+    const refund = () => {
+      close();
+      return repository.refund(ref, refundSteps).catch(() => {});
+    };
     return {
       keep: (outcome) => repository.completion(ref, seal(outcome), keepUntil),
       keepNow: (outcome) => repository.complete(ref, seal(outcome), keepUntil),
-      // A claim that cannot be released runs out with its lease.
-      release: () => repository.release(ref).catch(() => {}),
+      release: () => {
+        close();
+        if (unadopted !== undefined) return refund();
+        return repository.release(ref).catch(() => {});
+      },
+      unit: {
+        adopt() {
+          const unit = unadopted;
+          unadopted = undefined;
+          return unit;
+        },
+        holding: (unit) => repository.holding(ref, unit),
+        refund,
+      },
+      close,
     };
   }
 
+  /** The decision an earlier request's live record makes. */
+  function decided(
+    record: IdempotencyRecord,
+    keyId: string,
+    keyHash: string,
+    fingerprint: string,
+  ): EarlierRequest {
+    if (record.fingerprint !== fingerprint) return { kind: 'reused' };
+    if (record.outcome === null) return { kind: 'in_flight' };
+    const outcome = sealer.openJson(record.outcome, binding(keyId, keyHash));
+    // An outcome that does not open (another secret) is treated as never kept.
+    if (isKeptOutcome(outcome)) return { kind: 'replay', outcome };
+    return { kind: 'in_flight' };
+  }
+
+  const hashes = (keyId: string, idempotencyKey: string, request: RequestFingerprint) => ({
+    keyHash: sealer.digest('idempotency key', keyId, idempotencyKey),
+    fingerprint: sealer.digest('request', keyId, request.endpoint, request.body),
+  });
+
   return {
     async claim(keyId, idempotencyKey, request, nowMs) {
-      const keyHash = sealer.digest('idempotency key', keyId, idempotencyKey);
-      const fingerprint = sealer.digest('request', keyId, request.endpoint, request.body);
+      const { keyHash, fingerprint } = hashes(keyId, idempotencyKey, request);
       const claim = randomUUID();
       for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
         const result = await repository.claim({
@@ -116,23 +209,25 @@ export function createIdempotencyService(
           keyHash,
           fingerprint,
           claim,
-          leaseUntil: nowMs + options.leaseMs,
+          leaseUntil: nowMs + leaseMs,
           now: nowMs,
         });
-        if (result.claimed)
-          return { kind: 'claimed', claim: claimOf({ keyId, keyHash, claim }, nowMs) };
+        if (result.claimed) {
+          const ref = { keyId, keyHash, claim };
+          return { kind: 'claimed', claim: claimOf(ref, nowMs, result.inherited) };
+        }
         const { record } = result;
-        if (!record) continue;
-        if (record.fingerprint !== fingerprint) return { kind: 'reused' };
-        if (record.outcome === null) return { kind: 'in_flight' };
-        const outcome = sealer.openJson(record.outcome, binding(keyId, keyHash));
-        // An outcome that does not open (another secret) is treated as never kept.
-        if (isKeptOutcome(outcome)) return { kind: 'replay', outcome };
-        return { kind: 'in_flight' };
+        if (record) return decided(record, keyId, keyHash, fingerprint);
       }
       return { kind: 'in_flight' };
     },
-    sweep: (nowMs) => repository.sweep(nowMs),
+    async earlier(keyId, idempotencyKey, request, nowMs) {
+      const { keyHash, fingerprint } = hashes(keyId, idempotencyKey, request);
+      const record = await repository.find({ keyId, keyHash });
+      if (record === undefined || record.expiresAt <= nowMs) return undefined;
+      return decided(record, keyId, keyHash, fingerprint);
+    },
+    sweep: (nowMs) => repository.sweep(nowMs, refundSteps),
   };
 }
 

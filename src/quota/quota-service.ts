@@ -10,8 +10,8 @@
 
 import type { EventOutbox } from '../events/event-outbox.js';
 import { warningAt } from '../events/events.js';
-import type { AlongsideRead } from '../storage/prepared-query.js';
-import type { UsageRepository } from '../storage/repositories/usage-repository.js';
+import type { AlongsideRead, WriteStep } from '../storage/prepared-query.js';
+import type { CountedUnit, UsageRepository } from '../storage/repositories/usage-repository.js';
 import { daysOfMonthUpTo, type MonthWindow, type MonthWindows } from './month-window.js';
 import { createRefundQueue } from './refund-queue.js';
 
@@ -75,12 +75,30 @@ export interface DayUsage {
   readonly used: number;
 }
 
+/**
+ * Who holds the unit a request reserves, across processes (an Idempotency-Key's claim): a
+ * unit it inherited from a request that died is adopted instead of reserving another; a new
+ * one is recorded with the holder in the reservation's transaction; a refund goes through
+ * the holder, so that it gives the unit back only while it still holds it.
+ */
+interface UnitHolder {
+  adopt(): CountedUnit | undefined;
+  holding(unit: CountedUnit): WriteStep;
+  refund(): Promise<void>;
+}
+
 export interface QuotaService {
   /**
    * Counts one request if there is room. `alongside`: a read of the turn's that the
-   * reservation's statement may carry (PostgreSQL), to save its round trip.
+   * reservation's statement may carry (PostgreSQL), to save its round trip. `holder`: who
+   * holds the unit (see UnitHolder); a unit it adopts is admitted without counting again.
    */
-  reserve(key: QuotaKey, nowMs: number, alongside?: AlongsideRead): Promise<Reservation>;
+  reserve(
+    key: QuotaKey,
+    nowMs: number,
+    alongside?: AlongsideRead,
+    holder?: UnitHolder,
+  ): Promise<Reservation>;
   current(key: Pick<QuotaKey, 'id' | 'limit' | 'minuteLimit'>, nowMs: number): Promise<QuotaState>;
   monthOf(nowMs: number): MonthWindow;
   /** Refunds not yet written because the database did not answer (retried in the background). */
@@ -131,8 +149,19 @@ export function createQuotaService(
           },
   });
 
+  const current: QuotaService['current'] = async (key, nowMs) => {
+    const window = windows.at(nowMs);
+    const row = await usage.row(key.id, window.month);
+    const minuteUsed = row.minute === minuteOf(nowMs) ? row.minuteUsed : 0;
+    return stateOf(key, window, nowMs, row.used, minuteUsed);
+  };
+
   return {
-    async reserve(key, nowMs, alongside) {
+    async reserve(key, nowMs, alongside, holder) {
+      // A request that died after reserving was never answered: its retry is that unit.
+      if (holder?.adopt() !== undefined) {
+        return { ok: true, state: await current(key, nowMs), refund: holder.refund };
+      }
       const window = windows.at(nowMs);
       const { day } = windows.dayAt(nowMs);
       const minute = minuteOf(nowMs);
@@ -160,7 +189,9 @@ export function createQuotaService(
         minuteLimit: key.minuteLimit,
         watch: outbox.enabled ? [warnAt, key.limit] : [],
         record,
-        alongside,
+        alongside: holder === undefined ? alongside : undefined,
+        also:
+          holder === undefined ? undefined : [holder.holding({ month: window.month, minute, day })],
       });
       const state = stateOf(key, window, nowMs, outcome.used, outcome.minuteUsed);
       if (!outcome.admitted) return { ok: false, refusedBy: outcome.refusedBy, state };
@@ -170,17 +201,15 @@ export function createQuotaService(
       return {
         ok: true,
         state,
-        refund: (options) =>
-          refunds.refund(key.id, window.month, options?.keepMinute ? undefined : minute, day),
+        // A claim's unit goes back with the claim (whole: the claim recorded its minute).
+        refund:
+          holder?.refund ??
+          ((options) =>
+            refunds.refund(key.id, window.month, options?.keepMinute ? undefined : minute, day)),
         alongside: outcome.alongside,
       };
     },
-    async current(key, nowMs) {
-      const window = windows.at(nowMs);
-      const row = await usage.row(key.id, window.month);
-      const minuteUsed = row.minute === minuteOf(nowMs) ? row.minuteUsed : 0;
-      return stateOf(key, window, nowMs, row.used, minuteUsed);
-    },
+    current,
     monthOf: (nowMs) => windows.at(nowMs),
     pendingRefunds: () => refunds.pending(),
     flushRefunds: () => refunds.flush(),

@@ -102,7 +102,8 @@ export const idempotencyKeyHeader = {
       description:
         'Makes a retry safe: 1-255 printable ASCII characters, bare or as a quoted string. ' +
         'A repeat with the same key, endpoint and body within PLAUDER_IDEMPOTENCY_TTL (24 h) ' +
-        'gets the first 200 answer again, with `Idempotent-Replayed: true`, and is not counted; ' +
+        'gets the first reply again, with `Idempotent-Replayed: true`, and is not counted (soft ' +
+        'errors and refusals are not kept: a retry gets them afresh); ' +
         'another body or endpoint gets 422 `idempotency_key_reused`, a repeat while the first ' +
         'still runs 409 `idempotency_key_in_flight` with `Retry-After: 1`.',
     },

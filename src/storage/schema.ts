@@ -88,6 +88,13 @@ interface IdempotencyKeysTable {
   outcome: StoredSealed | null;
   /** Running: the end of the claim's lease. Kept: the end of the TTL. Unix ms. */
   expires_at: number;
+  /**
+   * The quota unit the claim's request reserved: its month (`YYYY-MM`), clock minute and
+   * day (`YYYY-MM-DD`); null while it has reserved none.
+   */
+  unit_month: string | null;
+  unit_minute: number | null;
+  unit_day: string | null;
 }
 
 /** The events outbox: one row per event, delivered by whichever instance claims it. */

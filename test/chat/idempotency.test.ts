@@ -1,7 +1,7 @@
 /**
- * Idempotent retries (docs/contract.md, "Idempotent retries") on a real server: kept outcomes replayed byte for
+ * Idempotent retries (docs/contract.md, "Idempotent retries") on a real server: kept replies replayed byte for
  * byte and never counted, 409 while the first request runs, 422 for another body or
- * endpoint, failures and refusals not kept, the TTL on a controllable clock, and nothing
+ * endpoint, soft errors, failures and refusals not kept (no row), the TTL on a controllable clock, and nothing
  * in clear in the database.
  */
 import net from 'node:net';
@@ -86,38 +86,84 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it('keeps soft errors too, and replays them even when the month is used up since', async () => {
+  it('replays a reply even when the month is used up since; a soft error is not kept and is answered afresh', async () => {
     const t = await setUp({ env: { PLAUDER_PLANS: 'standard=1' } });
     t.autoRelease();
     const soft = await t.send('soft', { message: '   ' });
     expect(soft.json.error.code).toBe('message_missing');
     const reply = await t.send('reply', { message: 'Hallo' });
     expect(reply.status).toBe(200);
-    // The month is used up now: a new request is refused, the kept outcomes are replayed.
+    // The month is used up now: a new request is refused, the kept reply is replayed.
     expect((await t.send(undefined, { message: 'Hallo' })).status).toBe(429);
-    for (const [key, body, first] of [
-      ['soft', { message: '   ' }, soft],
-      ['reply', { message: 'Hallo' }, reply],
-    ] as const) {
-      const again = await t.send(key, body);
-      expect(again.status).toBe(200);
-      expect(again.text).toBe(first.text);
-      expect(again.headers.get('idempotent-replayed')).toBe('true');
-      expect(again.headers.get('x-ratelimit-remaining')).toBe('0');
-    }
+    const again = await t.send('reply', { message: 'Hallo' });
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(reply.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('x-ratelimit-remaining')).toBe('0');
+    // The soft error's retry is decided as a new request: the month is used up now.
+    const softAgain = await t.send('soft', { message: '   ' });
+    expect(softAgain.status).toBe(429);
+    expect(softAgain.headers.get('idempotent-replayed')).toBeNull();
     expect(await t.used()).toBe(1);
   });
 
-  it('replays plan_inactive as it was answered, also after the plan was activated', async () => {
+  it('does not keep plan_inactive: once the plan is active, the retry runs and is counted', async () => {
     const t = await setUp();
     t.autoRelease();
     await t.server.services.keys.update(t.id, { active: false });
     const first = await t.send('k', { message: 'Hallo' });
     expect(first.json.error.code).toBe('plan_inactive');
+    const during = await t.send('k', { message: 'Hallo' });
+    expect(during.text).toBe(first.text);
+    expect(during.headers.get('idempotent-replayed')).toBeNull();
     await t.server.services.keys.update(t.id, { active: true });
     const again = await t.send('k', { message: 'Hallo' });
-    expect(again.text).toBe(first.text);
-    expect(t.core.calls).toHaveLength(0);
+    expect(again.json).toEqual({ reply: 'reply to: Hallo' });
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(t.core.calls).toHaveLength(1);
+    expect(await t.used()).toBe(1);
+  });
+
+  it('keeps no row for soft errors and refusals: 1000 new keys of a deactivated key, new keys of an empty message and of a used-up month', async () => {
+    const t = await setUp({ env: { PLAUDER_PLANS: 'standard=1' } });
+    t.autoRelease();
+    const rows = async () =>
+      Number(
+        (
+          await t.server.services.store.db
+            .selectFrom('idempotency_keys')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const burst = async (
+      prefix: string,
+      body: unknown,
+      status: number,
+      code: string,
+      count: number,
+    ) => {
+      for (let batch = 0; batch < count; batch += 50) {
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => t.send(`${prefix}-${batch + i}`, body)),
+        );
+        for (const res of answers) {
+          expect(res.status).toBe(status);
+          expect(res.json.error.code).toBe(code);
+        }
+      }
+    };
+    await t.server.services.keys.update(t.id, { active: false });
+    await burst('inactive', { message: 'Hallo' }, 200, 'plan_inactive', 1000);
+    expect(await rows()).toBe(0);
+    await t.server.services.keys.update(t.id, { active: true });
+    await burst('empty', { message: '' }, 200, 'message_missing', 200);
+    expect(await rows()).toBe(0);
+    expect((await t.send(undefined, { message: 'Hallo' })).status).toBe(200);
+    await burst('refused', { message: 'Hallo' }, 429, 'quota_exceeded', 200);
+    expect(await rows()).toBe(0);
+    expect(t.core.calls).toHaveLength(1);
+    expect(await t.used()).toBe(1);
   });
 
   it('refuses the same key with another body or another endpoint: 422 idempotency_key_reused', async () => {
@@ -174,6 +220,59 @@ describe('Idempotency-Key', () => {
     expect(session.json.turns.map((turn: { reply: string }) => turn.reply)).toEqual([
       'zweiter Versuch',
     ]);
+  });
+
+  it('lets a retry take over a claim whose lease ran out, with its unit: counted once, and the first attempt refunds nothing when it fails late', async () => {
+    // The longest lease: its renewals (every third of it, in real time) do not come during
+    // the test, so the claim runs out on the test's clock as a dead process's would.
+    const t = await setUp({
+      env: { PLAUDER_IDEMPOTENCY_LEASE: '10m', PLAUDER_PLANS: 'standard=1000/month+5/minute' },
+    });
+    const first = t.send('lost', { message: 'Hallo' });
+    await t.core.waitForCalls(1);
+    expect(await t.used()).toBe(1);
+    expect((await t.send('lost', { message: 'Hallo' })).status).toBe(409);
+
+    t.advance(10 * 60 * 1000);
+    const retry = t.send('lost', { message: 'Hallo' });
+    await t.core.waitForCalls(2);
+    expect(await t.used()).toBe(1);
+    t.core.calls[0]?.fail();
+    expect((await first).status).toBe(500);
+    expect(await t.used()).toBe(1);
+    t.core.calls[1]?.release('der zweite Versuch');
+    const answered = await retry;
+    expect(answered.json).toEqual({ reply: 'der zweite Versuch' });
+    // Neither the month nor the retry's minute counted it again.
+    expect(answered.headers.get('ratelimit')).toMatch(/"monthly";r=999;.*"minute";r=5;/);
+    expect(await t.used()).toBe(1);
+    const again = await t.send('lost', { message: 'Hallo' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await t.used()).toBe(1);
+  });
+
+  it('gives the unit back with the claim when the request that took it over fails; the first attempt refunds nothing', async () => {
+    const t = await setUp({ env: { PLAUDER_IDEMPOTENCY_LEASE: '10m' } });
+    const other = t.send(undefined, { message: 'ohne Schlüssel' });
+    await t.core.waitForCalls(1);
+    t.core.calls[0]?.release();
+    expect((await other).status).toBe(200);
+    const first = t.send('given-up', { message: 'Hallo' });
+    await t.core.waitForCalls(2);
+    t.advance(10 * 60 * 1000);
+    const second = t.send('given-up', { message: 'Hallo' });
+    await t.core.waitForCalls(3);
+    expect(await t.used()).toBe(2);
+    // The request holding the unit now fails: the unit goes back with its claim, once.
+    t.core.calls[2]?.fail();
+    expect((await second).status).toBe(500);
+    expect(await t.used()).toBe(1);
+    t.core.calls[1]?.fail();
+    expect((await first).status).toBe(500);
+    expect(await t.used()).toBe(1);
+    t.autoRelease();
+    expect((await t.send('given-up', { message: 'Hallo' })).status).toBe(200);
+    expect(await t.used()).toBe(2);
   });
 
   it('does not keep a 429: after the reset the same key runs afresh', async () => {

@@ -8,6 +8,7 @@ import * as sessionWindow from './002-session-window.js';
 import * as idempotency from './003-idempotency.js';
 import * as limitsAndEvents from './004-limits-and-events.js';
 import * as usageDays from './005-usage-days.js';
+import * as idempotencyUnits from './006-idempotency-units.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-idempotency': idempotency,
   '004-limits-and-events': limitsAndEvents,
   '005-usage-days': usageDays,
+  '006-idempotency-units': idempotencyUnits,
 };
 
 /** The schema version this build expects: the name of its last migration. */

@@ -48,6 +48,16 @@ interface UsageRow {
   readonly minuteUsed: number;
 }
 
+/** One reserved request: the month, clock minute and day whose counters counted it. */
+export interface CountedUnit {
+  /** `YYYY-MM` in the quota time zone. */
+  readonly month: string;
+  /** Unix ms / 60 000. */
+  readonly minute: number;
+  /** `YYYY-MM-DD` in the quota time zone. */
+  readonly day: string;
+}
+
 /** What one request asks of the counters. */
 export interface ReserveRequest {
   readonly keyId: string;
@@ -67,6 +77,12 @@ export interface ReserveRequest {
   readonly record: (used: number) => readonly WriteStep[];
   /** A read to run in the reservation's statement where the database can (see AlongsideRead). */
   readonly alongside?: AlongsideRead;
+  /**
+   * Writes committed in the reservation's transaction when it is admitted (an idempotent
+   * request's claim records the unit it holds). With them, the reservation is never batched
+   * and carries no read.
+   */
+  readonly also?: readonly WriteStep[];
 }
 
 export type ReserveOutcome =
@@ -96,6 +112,8 @@ export interface UsageRepository {
    * and to its day when given.
    */
   refund(keyId: string, month: string, minute?: number, day?: string): Promise<void>;
+  /** The writes of `refund` with a day, to commit with another write (a claim given up). */
+  refundSteps(keyId: string, month: string, minute: number, day: string): WriteStep[];
   used(keyId: string, month: string): Promise<number>;
   /** The month's row (zeros when there is none). */
   row(keyId: string, month: string): Promise<UsageRow>;
@@ -439,13 +457,14 @@ export function createUsageRepository(
         watchB: watch[1] ?? UNWATCHED,
       };
       if (limit < 1) return refusal(request, await row(keyId, month)) as ReserveOutcome;
-      if (!features.writingCtes) {
+      const also = request.also ?? [];
+      if (!features.writingCtes && also.length === 0) {
         const batched = runBatched(db, `reserve\0${keyId}\0${month}`, request, reserveBatch);
         if (batched !== undefined) return batched;
       }
       // A first request inserts the row with 1 unconditionally: only the atomic path may
       // insert a watched 1.
-      if (!watch.includes(1)) {
+      if (!watch.includes(1) && also.length === 0) {
         const { alongside } = request;
         const fast =
           features.writingCtes && alongside !== undefined
@@ -459,15 +478,17 @@ export function createUsageRepository(
               );
         if (fast) return fast;
       }
-      // No room, or a watched count: tell which from the row, or reserve atomically.
+      // No room, a watched count or writes to go with it: tell which from the row, or
+      // reserve atomically.
       for (let attempt = 1; ; attempt++) {
         const current = await row(keyId, month);
         const refused = refusal(request, current);
         if (refused) return refused;
         const rows = await runAtomically(db, reserveWatchedQuery.bind(params), (result) => {
           const used = result[0] === undefined ? undefined : Number(result[0].used);
-          const recorded = used !== undefined && watch.includes(used) ? request.record(used) : [];
-          return [...dayCount(result, params), ...recorded];
+          if (used === undefined) return [];
+          const recorded = watch.includes(used) ? request.record(used) : [];
+          return [...dayCount(result, params), ...recorded, ...also];
         });
         const done = admitted(rows);
         if (done) return done;
@@ -487,6 +508,10 @@ export function createUsageRepository(
         await runAtomically(db, refundWithDayQuery.bind(params), (rows) =>
           rows.length > 0 ? [dayRefundQuery.bind(params)] : [],
         );
+    },
+
+    refundSteps(keyId, month, minute, day) {
+      return [refundQuery.bind({ keyId, month, minute }), dayRefundQuery.bind({ keyId, day })];
     },
 
     async used(keyId, month) {
