@@ -25,7 +25,7 @@ export function estimateUsage(prompt: Prompt | undefined, reply: string): TokenU
   return { promptTokens, completionTokens: estimateTokens(reply) };
 }
 
-export function estimateTokens(text: string): number {
+function estimateTokens(text: string): number {
   if (text.length === 0) return 0;
   let characters = 0;
   for (const _ of text) characters++;

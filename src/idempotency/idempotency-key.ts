@@ -8,7 +8,7 @@ export type IdempotencyKeyHeader =
   | { readonly ok: true; readonly key: string | undefined }
   | { readonly ok: false };
 
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 
 /** `undefined` when the header is absent; not ok when it is present but unusable. */

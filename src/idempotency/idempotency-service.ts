@@ -67,13 +67,13 @@ export type EarlierRequest =
   | { readonly kind: 'in_flight' }
   | { readonly kind: 'reused' };
 
-export type ClaimResult = { readonly kind: 'claimed'; readonly claim: Claim } | EarlierRequest;
+type ClaimResult = { readonly kind: 'claimed'; readonly claim: Claim } | EarlierRequest;
 
 /**
  * The quota unit of a claimed request, for the quota's reservation: the one inherited from
  * a dead request with the same key, or the write that records a new one with the claim.
  */
-export interface ClaimedUnit {
+interface ClaimedUnit {
   /** The inherited unit, once: the reservation that adopts it refunds it or lets it count. */
   adopt(): CountedUnit | undefined;
   /** The write that records `unit` with the claim, committed with its reservation. */

@@ -17,7 +17,7 @@ import {
 import type { BodyReading } from '../http/http-upstream.js';
 import type { OpenAiCoreOptions } from './openai-config.js';
 
-export interface ChatMessage {
+interface ChatMessage {
   readonly role: 'system' | 'user' | 'assistant';
   readonly content: string;
 }

@@ -51,7 +51,7 @@ export const DEFAULT_SYSTEM_PROMPTS: Readonly<Record<Language, string>> = Object
     'say so honestly instead of making something up.',
 });
 
-export const OPENAI_DEFAULTS: UpstreamSettings = Object.freeze({
+const OPENAI_DEFAULTS: UpstreamSettings = Object.freeze({
   timeoutMs: 30_000,
   maxRetries: 2,
   retryBaseDelayMs: 250,

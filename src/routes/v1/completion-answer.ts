@@ -75,7 +75,7 @@ export function openAiErrorOf(code: ErrorCode): { status: number; body: OpenAiEr
 }
 
 /** `chatcmpl-` and the turn id without its dashes: stable for a turn, replays included. */
-export function completionId(stamp: TurnStamp): string {
+function completionId(stamp: TurnStamp): string {
   return `chatcmpl-${stamp.turnId.replaceAll('-', '')}`;
 }
 

@@ -121,7 +121,7 @@ const usageSchema = {
   },
 } as const;
 
-export const chatCompletionSchema = {
+const chatCompletionSchema = {
   type: 'object',
   required: ['id', 'object', 'created', 'model', 'choices', 'usage'],
   properties: {
@@ -155,7 +155,7 @@ export const chatCompletionSchema = {
   },
 } as const;
 
-export const completionEventStreamSchema = {
+const completionEventStreamSchema = {
   type: 'string',
   description:
     'With `"stream": true`: `chat.completion.chunk` objects as `data:` lines, as OpenAI sends ' +
