@@ -111,7 +111,7 @@ export async function runCore(
   core: CoreAdapter,
   request: Omit<CoreRequest, 'signal'>,
   { client, stopping, timeoutMs }: CoreLimits,
-  onDelta?: (text: string) => void,
+  onDelta?: (text: string) => void | Promise<void>,
 ): Promise<CoreResult> {
   // One promise settled by whichever comes first, the core's answer or a stop (not a
   // Promise.race with a promise that a finished turn never settles).
@@ -172,11 +172,9 @@ async function ask(core: CoreAdapter, call: CoreCall): Promise<Asked> {
 async function askStreamed(
   core: CoreAdapter,
   call: CoreCall,
-  onDelta: (text: string) => void,
+  onDelta: (text: string) => void | Promise<void>,
 ): Promise<Asked> {
-  const pass = (text: string) => {
-    if (!call.cancelled) onDelta(text);
-  };
+  const pass = (text: string) => (call.cancelled ? undefined : onDelta(text));
   if (!core.stream) {
     const result = await ask(core, call);
     if (result.ok) pass(result.reply);
@@ -186,8 +184,12 @@ async function askStreamed(
   try {
     for await (const chunk of core.stream(call)) {
       if (call.cancelled) break;
-      if (chunk.type === 'delta') trimmer.push(chunk.text);
-      else
+      if (chunk.type === 'delta') {
+        // The next piece is taken from the core only once the client has read this one (or
+        // gone): an upstream is then read no faster than the client reads.
+        const sent = trimmer.push(chunk.text);
+        if (sent) await sent;
+      } else
         call.onUsage({
           promptTokens: chunk.promptTokens,
           completionTokens: chunk.completionTokens,
@@ -204,12 +206,12 @@ async function askStreamed(
  * Passes text on without the whitespace at the start of the reply, and holds back trailing
  * whitespace until more text follows it: what was passed on, joined, is the reply trimmed.
  */
-function createTrimmer(pass: (text: string) => void) {
+function createTrimmer(pass: (text: string) => void | Promise<void>) {
   let started = false;
   let held = '';
   let text = '';
   return {
-    push(piece: string) {
+    push(piece: string): void | Promise<void> {
       let rest = piece;
       if (!started) {
         rest = rest.trimStart();
@@ -222,7 +224,7 @@ function createTrimmer(pass: (text: string) => void) {
       const out = joined.slice(0, end);
       if (out === '') return;
       text += out;
-      pass(out);
+      return pass(out);
     },
     text: () => text,
   };

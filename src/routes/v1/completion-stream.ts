@@ -19,6 +19,8 @@ export interface CompletionStreamOptions {
   readonly model: string;
   readonly includeUsage: boolean;
   readonly pingMs: number;
+  /** How long a client may read nothing before it is cut off (src/routes/event-stream.ts). */
+  readonly stallMs: number;
 }
 
 export interface CompletionStream {
@@ -40,7 +42,7 @@ function open(
   extraHeaders: Readonly<Record<string, string>> = {},
 ): Open {
   const headers = Object.assign(rateLimitHeaders(quota), extraHeaders);
-  const events = openEventStream(reply, headers, options.pingMs);
+  const events = openEventStream(reply, headers, options.pingMs, options.stallMs);
   const chunks = chunkWriter(stamp, options.model, options.includeUsage);
   events.open(chunks.role());
   return { events, chunks };
@@ -68,6 +70,7 @@ class SseCompletionStream implements CompletionStream {
       },
       delta: (text) => {
         this.opened?.events.send(this.opened.chunks.content(text));
+        return this.opened?.events.ready();
       },
     };
   }
@@ -100,6 +103,7 @@ function finishStream(opened: Open, decision: TurnDecision, request: FastifyRequ
     case 'soft_error':
     case 'quota_exceeded':
     case 'rate_limited':
+    case 'too_many_concurrent':
     case 'idempotency_key_invalid':
     case 'idempotency_key_in_flight':
     case 'idempotency_key_reused':

@@ -141,6 +141,7 @@ async function handleCompletion(deps: V1RouteDeps, request: FastifyRequest, repl
     model: parsed.model,
     includeUsage: parsed.includeUsage,
     pingMs: deps.pingMs,
+    stallMs: services.config.limits.streamStallTimeoutMs,
   };
   const stream = parsed.stream ? createCompletionStream(reply, streamOptions) : undefined;
   // The session is part of what the request means: another X-Session-Id is another request.

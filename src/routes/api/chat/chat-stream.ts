@@ -23,8 +23,8 @@ export interface ChatStream {
   finish(decision: TurnDecision, request: FastifyRequest): FastifyReply;
 }
 
-export function createChatStream(reply: FastifyReply, pingMs: number): ChatStream {
-  return new SseChatStream(reply, pingMs);
+export function createChatStream(reply: FastifyReply, pingMs: number, stallMs: number): ChatStream {
+  return new SseChatStream(reply, pingMs, stallMs);
 }
 
 /** A class, not an object literal with a getter: see test/house/object-literals.test.ts. */
@@ -35,13 +35,15 @@ class SseChatStream implements ChatStream {
   constructor(
     private readonly reply: FastifyReply,
     pingMs: number,
+    stallMs: number,
   ) {
     this.sink = {
       start: (quota) => {
-        this.events = openEventStream(reply, rateLimitHeaders(quota), pingMs);
+        this.events = openEventStream(reply, rateLimitHeaders(quota), pingMs, stallMs);
       },
       delta: (text) => {
         this.events?.send(JSON.stringify({ text }), 'delta');
+        return this.events?.ready();
       },
     };
   }
@@ -75,6 +77,7 @@ function finishStream(events: EventStream, decision: TurnDecision, request: Fast
     case 'soft_error':
     case 'quota_exceeded':
     case 'rate_limited':
+    case 'too_many_concurrent':
     case 'idempotency_key_invalid':
     case 'idempotency_key_in_flight':
     case 'idempotency_key_reused':
