@@ -116,9 +116,9 @@ function refuseUnsupported(body: Json): void {
   if (body.n !== undefined && body.n !== null && body.n !== 1) {
     throw refuse('body_invalid', 'n', 'Only n=1 is supported: plauder makes one reply per turn.');
   }
+  // Any value, an empty list too: a client that sends tools expects a core that can call them.
   for (const name of ['tools', 'functions'] as const) {
-    const value = body[name];
-    if (value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0)) {
+    if (body[name] !== undefined) {
       throw refuse('body_invalid', name, `${name} are not supported by plauder.`);
     }
   }

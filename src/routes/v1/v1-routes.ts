@@ -85,7 +85,8 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
       await authenticate(deps.services, request);
       const { model } = request.params;
       if (MODELS[model] !== undefined) return modelObject(model);
-      const message = `The model \`${model.slice(0, 100)}\` does not exist.`;
+      // The path is not echoed: a key pasted into the wrong place would land in the answer.
+      const message = `No such model. Use one of: ${Object.keys(MODELS).join(', ')}.`;
       const { status, type } = openAiStatus(MODEL_NOT_FOUND);
       request.errorCode = 'not_found';
       return reply.code(status).send(openAiError(MODEL_NOT_FOUND, type, message, 'model'));
