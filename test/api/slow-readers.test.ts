@@ -1,4 +1,6 @@
 import net from 'node:net';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreAdapter, CoreChunk, CoreRequest } from '../../src/core/core-adapter.js';
 import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
@@ -9,6 +11,10 @@ import { chat, startTestServer, type TestServer } from '../helpers/test-server.j
 // (and so stops reading an upstream) once the client's socket is full, cuts the client off
 // after the stall timeout, and serves other keys meanwhile. The kernel's socket buffers on
 // loopback take a few MB before the client's socket counts as full: the replies are larger.
+
+// A full collection on demand, to see that a cut-off turn leaves nothing reachable.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 /**
  * A raw socket that sends one request and reads nothing until `readToEnd` (a paused socket
@@ -99,6 +105,14 @@ describe('a client that never reads a large streamed reply', () => {
       expect(core.state.taken).toBeLessThan(core.totalChars / 4);
       expect(await client.readToEnd()).toBeLessThan(core.totalChars / 4);
       await until(() => (core.state.ended ? true : undefined), 'the core stream is closed');
+
+      // Nothing of the turn stays reachable once its client is gone.
+      const call = new WeakRef(core.state.request as object);
+      core.state.request = undefined;
+      await until(() => {
+        collectGarbage();
+        return call.deref() === undefined ? true : undefined;
+      }, 'the cut-off turn is collected');
     } finally {
       await server.close();
     }

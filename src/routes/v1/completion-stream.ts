@@ -26,7 +26,7 @@ export interface CompletionStreamOptions {
 export interface CompletionStream {
   readonly sink: TurnStream;
   readonly started: boolean;
-  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply;
+  finish(decision: TurnDecision, request: FastifyRequest): Promise<FastifyReply>;
 }
 
 interface Open {
@@ -79,8 +79,12 @@ class SseCompletionStream implements CompletionStream {
     return this.opened !== undefined;
   }
 
-  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply {
-    if (this.opened) finishStream(this.opened, decision, request);
+  async finish(decision: TurnDecision, request: FastifyRequest): Promise<FastifyReply> {
+    if (this.opened) {
+      // The last chunks wait until the client has read the rest (README, "Slow readers").
+      await this.opened.events.ready();
+      finishStream(this.opened, decision, request);
+    }
     return this.reply;
   }
 }

@@ -20,7 +20,7 @@ export interface ChatStream {
   /** Whether the stream began (the use case reached the core). */
   readonly started: boolean;
   /** Writes the decision's last event and ends the stream. */
-  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply;
+  finish(decision: TurnDecision, request: FastifyRequest): Promise<FastifyReply>;
 }
 
 export function createChatStream(reply: FastifyReply, pingMs: number, stallMs: number): ChatStream {
@@ -52,8 +52,13 @@ class SseChatStream implements ChatStream {
     return this.events !== undefined;
   }
 
-  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply {
-    if (this.events) finishStream(this.events, decision, request);
+  async finish(decision: TurnDecision, request: FastifyRequest): Promise<FastifyReply> {
+    if (this.events) {
+      // The last event (`done` repeats the whole reply) waits until the client has read the
+      // rest, so a client that reads nothing holds no more of it (README, "Slow readers").
+      await this.events.ready();
+      finishStream(this.events, decision, request);
+    }
     return this.reply;
   }
 }
