@@ -117,10 +117,14 @@ class StoppingSignal implements Stopping {
   }
 }
 
-/** Where a streamed reply's pieces go as they come: its text, and its tool-call deltas. */
+/**
+ * Where a streamed reply's pieces go as they come: its text, and its tool-call deltas. A
+ * promise returned says the client has not read the piece yet: the next one is taken from
+ * the core only once it settles, so an upstream is read no faster than the client reads.
+ */
 export interface CoreStreamSink {
-  delta(text: string): void;
-  toolCalls(deltas: readonly JsonObject[]): void;
+  delta(text: string): void | Promise<void>;
+  toolCalls(deltas: readonly JsonObject[]): void | Promise<void>;
 }
 
 export async function runCore(
@@ -199,9 +203,7 @@ async function askStreamed(
   call: CoreCall,
   sink: CoreStreamSink,
 ): Promise<Asked> {
-  const pass = (text: string) => {
-    if (!call.cancelled) sink.delta(text);
-  };
+  const pass = (text: string) => (call.cancelled ? undefined : sink.delta(text));
   if (!core.stream) {
     const result = await ask(core, call);
     if (result.ok && result.reply !== '') pass(result.reply);
@@ -214,13 +216,17 @@ async function askStreamed(
     for await (const chunk of core.stream(call)) {
       if (call.cancelled) break;
       switch (chunk.type) {
-        case 'delta':
-          trimmer.push(chunk.text);
+        case 'delta': {
+          const sent = trimmer.push(chunk.text);
+          if (sent) await sent;
           break;
-        case 'tool_calls':
+        }
+        case 'tool_calls': {
           calls.add(chunk.deltas);
-          sink.toolCalls(chunk.deltas);
+          const sent = call.cancelled ? undefined : sink.toolCalls(chunk.deltas);
+          if (sent) await sent;
           break;
+        }
         case 'finish':
           reason = chunk.reason;
           break;
@@ -284,12 +290,12 @@ class ToolCallCollector {
  * Passes text on without the whitespace at the start of the reply, and holds back trailing
  * whitespace until more text follows it: what was passed on, joined, is the reply trimmed.
  */
-function createTrimmer(pass: (text: string) => void) {
+function createTrimmer(pass: (text: string) => void | Promise<void>) {
   let started = false;
   let held = '';
   let text = '';
   return {
-    push(piece: string) {
+    push(piece: string): void | Promise<void> {
       let rest = piece;
       if (!started) {
         rest = rest.trimStart();
@@ -302,7 +308,7 @@ function createTrimmer(pass: (text: string) => void) {
       const out = joined.slice(0, end);
       if (out === '') return;
       text += out;
-      pass(out);
+      return pass(out);
     },
     text: () => text,
   };

@@ -44,6 +44,7 @@ import type { OpenSession, SessionPlan } from '../sessions/session-service.js';
 import type { CancelSignal } from '../util/cancellation.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
+import { TurnsPerKey } from './turns-per-key.js';
 
 /** The authenticated key, as the turn needs it (its plan's limits: see QuotaKey). */
 export interface TurnKey extends QuotaKey {
@@ -93,9 +94,13 @@ export type { ProblemDetail };
  */
 export interface TurnStream {
   start(quota: QuotaState, stamp: TurnStamp): void;
-  delta(text: string): void;
+  /**
+   * A promise when the client has not read what it was sent: the core's next piece is taken
+   * only once it settles (docs/contract.md, "Streamed replies").
+   */
+  delta(text: string): void | Promise<void>;
   /** Tool-call deltas as the upstream streamed them (a gateway core's answer). */
-  toolCalls?(deltas: readonly JsonObject[]): void;
+  toolCalls?(deltas: readonly JsonObject[]): void | Promise<void>;
 }
 
 export interface TurnInput {
@@ -155,6 +160,8 @@ export type TurnDecision =
       Replayed)
   | { readonly kind: 'quota_exceeded'; readonly quota: QuotaState }
   | { readonly kind: 'rate_limited'; readonly quota: QuotaState }
+  /** The key already runs its maximum of turns at once on this instance. */
+  | { readonly kind: 'too_many_concurrent' }
   | { readonly kind: 'idempotency_key_invalid' }
   | { readonly kind: 'idempotency_key_in_flight' }
   | { readonly kind: 'idempotency_key_reused' }
@@ -191,6 +198,9 @@ export function createTakeTurn(
 ): TakeTurn {
   const stopping = options.stopping ?? createStopping();
   const { quota, sessions, idempotency, clock, config } = services;
+  const turnsPerKey = new TurnsPerKey();
+  const maxTurns = (key: TurnKey) =>
+    config.plans.get(key.plan)?.concurrent ?? config.limits.keyConcurrency;
 
   /** Rows 2-10, once the idempotency key (if any) is claimed. */
   async function decide(input: TurnInput, claim: Claim | undefined): Promise<TurnDecision> {
@@ -199,7 +209,11 @@ export function createTakeTurn(
     const admitted = await admit(input, claim, now, stamp);
     if (!admitted.ok) return admitted.decision;
     const { request, reservation, session } = admitted;
-    return converse(input, request, session, claim, reservation, now, stamp);
+    try {
+      return await converse(input, request, session, claim, reservation, now, stamp);
+    } finally {
+      turnsPerKey.release(input.key.id);
+    }
   }
 
   /** Rows 2-8 and the reservation: a decision made before the core, or the reserved unit. */
@@ -230,8 +244,17 @@ export function createTakeTurn(
     // trip on PostgreSQL), else on its own when the session is opened.
     const session =
       request.sessionId === undefined ? undefined : sessions.plan(key.id, request.sessionId);
-    const reservation = await quota.reserve(key, now, session?.read, claim?.unit);
+    // The key's place is taken before its unit, and held until the turn's decision is final.
+    if (!turnsPerKey.take(key.id, maxTurns(key))) return decided({ kind: 'too_many_concurrent' });
+    let reservation: Reservation;
+    try {
+      reservation = await quota.reserve(key, now, session?.read, claim?.unit);
+    } catch (cause) {
+      turnsPerKey.release(key.id);
+      throw cause;
+    }
     if (reservation.ok) return { ok: true, request, reservation, session };
+    turnsPerKey.release(key.id);
     const kind = reservation.refusedBy === 'minute' ? 'rate_limited' : 'quota_exceeded';
     return decided({ kind, quota: reservation.state });
   }
@@ -482,14 +505,14 @@ class Delivery {
     private readonly client: CancelSignal,
   ) {}
 
-  delta(text: string): void {
+  delta(text: string): void | Promise<void> {
     if (!this.client.aborted) this.delivered = true;
-    this.stream.delta(text);
+    return this.stream.delta(text);
   }
 
-  toolCalls(deltas: readonly JsonObject[]): void {
+  toolCalls(deltas: readonly JsonObject[]): void | Promise<void> {
     if (!this.client.aborted) this.delivered = true;
-    this.stream.toolCalls?.(deltas);
+    return this.stream.toolCalls?.(deltas);
   }
 }
 

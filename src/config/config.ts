@@ -34,6 +34,10 @@ interface ConnectionLimits {
   readonly keepAliveTimeoutMs: number;
   /** Open connections at most; a new one beyond it closes the oldest that carries no request. */
   readonly maxConnections: number;
+  /** A streamed reply whose client reads nothing for this long is cut off. */
+  readonly streamStallTimeoutMs: number;
+  /** Turns of one key running at once on this instance, unless its plan sets its own. */
+  readonly keyConcurrency: number;
 }
 
 export interface Config {
@@ -142,6 +146,8 @@ const SETTINGS = {
   headersTimeoutMs: setting('PLAUDER_HEADERS_TIMEOUT', duration({ min: 100 }), '10s'),
   keepAliveTimeoutMs: setting('PLAUDER_KEEP_ALIVE_TIMEOUT', duration({ min: 100 }), '5s'),
   maxConnections: setting('PLAUDER_MAX_CONNECTIONS', integer(1, 1_000_000), '10000'),
+  streamStallTimeoutMs: setting('PLAUDER_STREAM_STALL_TIMEOUT', duration({ min: 100 }), '30s'),
+  keyConcurrency: setting('PLAUDER_KEY_CONCURRENCY', integer(1, 1_000_000), '16'),
   core: setting('PLAUDER_CORE', oneOf(CORE_KINDS), 'builtin'),
   coreTimeoutMs: setting('PLAUDER_CORE_TIMEOUT', duration(), '60s'),
   logLevel: setting('PLAUDER_LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),
@@ -203,6 +209,8 @@ export function loadConfig(env: Env): Config {
       headersTimeoutMs: s.headersTimeoutMs,
       keepAliveTimeoutMs: s.keepAliveTimeoutMs,
       maxConnections: s.maxConnections,
+      streamStallTimeoutMs: s.streamStallTimeoutMs,
+      keyConcurrency: s.keyConcurrency,
     }),
     core: readCoreSettings(s.core, env, problems),
     coreTimeoutMs: s.coreTimeoutMs,

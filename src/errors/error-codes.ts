@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'plan_inactive',
   'quota_exceeded',
   'rate_limited',
+  'too_many_concurrent',
   'body_invalid',
   'message_missing',
   'message_invalid',
@@ -88,6 +89,7 @@ export function statusOf(code: ErrorCode): number {
       return 422;
     case 'quota_exceeded':
     case 'rate_limited':
+    case 'too_many_concurrent':
       return 429;
     case 'internal_error':
     case 'core_unavailable':
@@ -111,6 +113,8 @@ export const ERROR_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   quota_exceeded: 'The monthly request limit of this API key is reached.',
   rate_limited:
     'The per-minute request limit of this API key is reached. Retry after the Retry-After seconds.',
+  too_many_concurrent:
+    'This API key already has its maximum of requests running at once. Retry after one has finished.',
   body_invalid: 'The request body must be a JSON object sent as application/json.',
   message_missing: 'The field "message" is missing or empty.',
   message_invalid: 'The field "message" must be a string.',

@@ -1,8 +1,9 @@
 /**
  * @module plans/plans
  * Plans and their limits, from `PLAUDER_PLANS`:
- * `standard=1000/month+60/minute,plus=5000/month+300/minute`. A bare number is the monthly
- * limit (`standard=1000` is 1000 a month with no per-minute limit); every plan has one.
+ * `standard=1000/month+60/minute,plus=5000/month+300/minute+32/concurrent`. A bare number is
+ * the monthly limit (`standard=1000` is 1000 a month with no per-minute limit); every plan has
+ * one. `N/concurrent` is the plan's own cap on a key's turns running at once on an instance.
  */
 
 export interface Plan {
@@ -10,6 +11,8 @@ export interface Plan {
   readonly monthly: number;
   /** Requests per clock minute; undefined = no per-minute limit. */
   readonly perMinute: number | undefined;
+  /** Turns of one key at once on an instance; absent = `PLAUDER_KEY_CONCURRENCY`. */
+  readonly concurrent?: number;
 }
 
 /** Plan name → limits. Insertion order is the documented order. */
@@ -20,7 +23,7 @@ export type ParsePlansResult =
   | { readonly ok: false; readonly problems: readonly string[]; readonly plans?: undefined };
 
 const PLAN_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
-const TERM = /^(\d+)(?:\/(month|minute))?$/;
+const TERM = /^(\d+)(?:\/(month|minute|concurrent))?$/;
 
 export function parsePlans(text: string): ParsePlansResult {
   const plans = new Map<string, Plan>();
@@ -41,22 +44,23 @@ export function parsePlans(text: string): ParsePlansResult {
 
 /** `1000`, `1000/month`, `1000/month+60/minute` (either order); undefined when wrong. */
 function parseLimits(name: string, value: string, problems: string[]): Plan | undefined {
-  const limits: { month?: number; minute?: number } = {};
+  const limits: { month?: number; minute?: number; concurrent?: number } = {};
   const before = problems.length;
   for (const term of value.split('+')) {
     const match = TERM.exec(term.trim());
     if (!match) {
       problems.push(
-        `plan "${name}": "${term.trim()}" is not a limit such as 1000, 1000/month or 60/minute`,
+        `plan "${name}": "${term.trim()}" is not a limit such as 1000, 1000/month, 60/minute or 16/concurrent`,
       );
       continue;
     }
     const count = Number(match[1]);
-    const unit = (match[2] ?? 'month') as 'month' | 'minute';
+    const unit = (match[2] ?? 'month') as 'month' | 'minute' | 'concurrent';
+    const what = unit === 'concurrent' ? 'of concurrent turns' : `per ${unit}`;
     if (count < 1 || !Number.isSafeInteger(count) || count > 2_000_000_000) {
-      problems.push(`plan "${name}": the limit per ${unit} must be a positive integer`);
+      problems.push(`plan "${name}": the limit ${what} must be a positive integer`);
     } else if (limits[unit] !== undefined) {
-      problems.push(`plan "${name}": more than one limit per ${unit}`);
+      problems.push(`plan "${name}": more than one limit ${what}`);
     } else {
       limits[unit] = count;
     }
@@ -66,14 +70,15 @@ function parseLimits(name: string, value: string, problems: string[]): Plan | un
     problems.push(`plan "${name}" needs a monthly limit (e.g. ${name}=1000/month+60/minute)`);
     return undefined;
   }
-  return { monthly: limits.month, perMinute: limits.minute };
+  const plan = { monthly: limits.month, perMinute: limits.minute };
+  return limits.concurrent === undefined ? plan : { ...plan, concurrent: limits.concurrent };
 }
 
 /** The plan's limits as written in PLAUDER_PLANS: `1000/month+60/minute`. */
 export function describePlan(plan: Plan): string {
-  return plan.perMinute === undefined
-    ? `${plan.monthly}/month`
-    : `${plan.monthly}/month+${plan.perMinute}/minute`;
+  const minute = plan.perMinute === undefined ? '' : `+${plan.perMinute}/minute`;
+  const concurrent = plan.concurrent === undefined ? '' : `+${plan.concurrent}/concurrent`;
+  return `${plan.monthly}/month${minute}${concurrent}`;
 }
 
 /** The plans when `PLAUDER_PLANS` is unset. */

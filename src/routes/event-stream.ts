@@ -22,6 +22,12 @@
  * client each (the deltas, the `done` event and the chunked body's end were three writes).
  * The first event is not held until that check phase: that would add to its time to first
  * token whatever the rest of the turn did (reading the rest of such a packet, ending the turn).
+ *
+ * Backpressure (docs/contract.md, "Streamed replies"): once the socket holds its high-water
+ * mark of unsent bytes, `ready()` gives a promise that the turn awaits before it takes the
+ * next piece from the core, so a client that reads slowly slows the upstream down instead of
+ * filling plauder's memory. A client that reads nothing for `stallMs` is cut off (its socket
+ * destroyed): the turn then ends as a hang-up.
  */
 import type { FastifyReply } from 'fastify';
 
@@ -40,6 +46,11 @@ export interface EventStream {
   end(): void;
   /** True once ended, or once the client has gone. */
   readonly closed: boolean;
+  /**
+   * Undefined while the socket takes more; else a promise that settles when the client has
+   * read what was held (the socket drained) or has gone. The next piece waits for it.
+   */
+  ready(): Promise<void> | undefined;
 }
 
 /** At least every 15 s (docs/contract.md, "Streamed replies"); tests pass a shorter interval. */
@@ -54,12 +65,16 @@ export const DEFAULT_PING_MS = 15_000;
  */
 const OPENING_HOLD_MS = 20;
 
+/** How long a client may read nothing of a stream that waits for it before it is cut off. */
+const DEFAULT_STALL_MS = 30_000;
+
 export function openEventStream(
   reply: FastifyReply,
   headers: Readonly<Record<string, string>>,
   pingMs: number,
+  stallMs: number = DEFAULT_STALL_MS,
 ): EventStream {
-  return new SseWriter(reply, headers, pingMs);
+  return new SseWriter(reply, headers, pingMs, stallMs);
 }
 
 /** A class, not an object literal with a getter: see test/house/object-literals.test.ts. */
@@ -73,10 +88,22 @@ class SseWriter implements EventStream {
   private hold: NodeJS.Timeout | undefined;
   /** The first event (of the reply, not the opening) has been sent. */
   private sentFirst = false;
+  /** While the socket is full: the promise `ready()` gives, its settling, the stall timer. */
+  private waiting:
+    | { promise: Promise<void>; settle: () => void; stall: NodeJS.Timeout }
+    | undefined;
 
-  constructor(reply: FastifyReply, headers: Readonly<Record<string, string>>, pingMs: number) {
+  constructor(
+    reply: FastifyReply,
+    headers: Readonly<Record<string, string>>,
+    pingMs: number,
+    private readonly stallMs: number,
+  ) {
     this.raw = reply.raw;
-    this.ping = setInterval(() => this.write(': ping\n\n'), pingMs);
+    // A full socket needs no ping: the client has data it has not read yet.
+    this.ping = setInterval(() => {
+      if (!this.raw.writableNeedDrain) this.write(': ping\n\n');
+    }, pingMs);
     this.ping.unref();
     this.raw.once('close', () => this.close());
     const head: Record<string, string | number | string[]> = {};
@@ -101,6 +128,29 @@ class SseWriter implements EventStream {
     return this.isClosed;
   }
 
+  ready(): Promise<void> | undefined {
+    if (this.isClosed || !this.raw.writableNeedDrain) return undefined;
+    if (this.waiting) return this.waiting.promise;
+    let settle: () => void = () => {};
+    const promise = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    // The socket is destroyed, not ended: its unsent bytes go with it, and 'close' follows.
+    const stall = setTimeout(() => this.raw.destroy(), this.stallMs);
+    this.waiting = { promise, settle, stall };
+    this.raw.once('drain', this.drained);
+    return promise;
+  }
+
+  private readonly drained = () => {
+    const waiting = this.waiting;
+    if (!waiting) return;
+    this.waiting = undefined;
+    clearTimeout(waiting.stall);
+    this.raw.off('drain', this.drained);
+    waiting.settle();
+  };
+
   send(data: string, name?: string): void {
     this.write(name === undefined ? `data: ${data}\n\n` : `event: ${name}\ndata: ${data}\n\n`);
     // The first event leaves at once, with what was held before it: whatever else this
@@ -122,6 +172,12 @@ class SseWriter implements EventStream {
     if (this.isClosed) return;
     this.close();
     this.raw.end();
+    // The last events may still wait for a client that reads nothing: it is cut off too.
+    if (!this.raw.writableNeedDrain) return;
+    const stall = setTimeout(() => this.raw.destroy(), this.stallMs);
+    const clear = () => clearTimeout(stall);
+    this.raw.once('finish', clear);
+    this.raw.once('close', clear);
   }
 
   private close(): void {
@@ -129,6 +185,8 @@ class SseWriter implements EventStream {
     clearInterval(this.ping);
     clearTimeout(this.hold);
     this.hold = undefined;
+    // A turn waiting for the client goes on, to find it gone.
+    this.drained();
   }
 
   private readonly uncork = () => {

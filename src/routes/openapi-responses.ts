@@ -78,7 +78,7 @@ function chatCodes(): Record<number, readonly ErrorCode[]> {
     409: ['idempotency_key_in_flight'],
     413: ['payload_too_large'],
     422: ['idempotency_key_reused'],
-    429: ['quota_exceeded', 'rate_limited'],
+    429: ['quota_exceeded', 'rate_limited', 'too_many_concurrent'],
     500: ['internal_error', 'core_unavailable', 'core_timeout'],
   };
 }
@@ -107,7 +107,7 @@ const OPENAI_CODES: Readonly<Record<string, Readonly<Record<number, readonly Ope
       409: ['idempotency_key_in_flight'],
       413: ['payload_too_large'],
       422: ['idempotency_key_reused'],
-      429: ['quota_exceeded', 'rate_limited'],
+      429: ['quota_exceeded', 'rate_limited', 'too_many_concurrent'],
       500: ['internal_error', 'core_unavailable', 'core_timeout'],
     },
   };
@@ -162,7 +162,7 @@ const HEADERS: Readonly<Record<string, Json>> = {
   'X-RateLimit-Remaining': header('Requests left this month.', { type: 'integer' }),
   'X-RateLimit-Reset': header('When the month resets, in Unix seconds.', { type: 'integer' }),
   'Retry-After': header(
-    'Seconds to wait: until the month resets (quota_exceeded), the minute ends (rate_limited), or 1 (idempotency_key_in_flight).',
+    'Seconds to wait: until the month resets (quota_exceeded), the minute ends (rate_limited), or 1 (idempotency_key_in_flight, too_many_concurrent).',
     { type: 'integer' },
   ),
   'WWW-Authenticate': header('`Bearer realm="plauder"` (admin routes: `Bearer`).'),

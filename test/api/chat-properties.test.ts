@@ -236,6 +236,8 @@ const contentTypeArbitrary: fc.Arbitrary<string | undefined> = fc.oneof(
   {
     arbitrary: fc.constantFrom(
       'application/json; charset=utf-8',
+      'application/json; charset=utf-16',
+      'application/json; charset="UTF-8"',
       'Application/JSON',
       'application/json;',
       'application/json ; x=1',
@@ -307,6 +309,9 @@ function jsonObject(
 ): Record<string, unknown> | undefined {
   if (contentType === undefined || !/^\s*application\/json\s*(;|$)/i.test(contentType))
     return undefined;
+  // A charset other than UTF-8's is refused: the body would be read as what it is not.
+  const charset = /;\s*charset\s*=\s*"?([^";]*)"?\s*(;|$)/i.exec(contentType)?.[1]?.trim();
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return undefined;
   if (body === undefined || body.length === 0) return undefined;
   try {
     // Prototype-poisoning keys are refused like unreadable JSON (SECURITY.md).

@@ -49,7 +49,9 @@ it.each(['streaming', 'reply'])(
     const takeTurn = createTakeTurn(server.services, core);
     const stream: TurnStream = {
       start: (quota) => log.push(`start (used ${quota.used})`),
-      delta: (text) => log.push(`delta ${text}`),
+      delta: (text) => {
+        log.push(`delta ${text}`);
+      },
     };
 
     const decision = await takeTurn({
@@ -87,7 +89,12 @@ it('starts no stream for a turn refused before the core', async () => {
     idempotencyKey: undefined,
     fingerprint: { endpoint: '/api/chat', body: '{"message":"Hallo"}' },
     signal: new Cancellation(),
-    stream: { start: () => log.push('start'), delta: () => log.push('delta') },
+    stream: {
+      start: () => log.push('start'),
+      delta: () => {
+        log.push('delta');
+      },
+    },
   });
 
   expect(decision.kind).toBe('quota_exceeded');

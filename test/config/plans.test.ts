@@ -20,19 +20,35 @@ describe('PLAUDER_PLANS', () => {
     ]);
   });
 
+  it("reads a plan's own cap on concurrent turns", () => {
+    const result = parsePlans('standard=1000+4/concurrent,plus=5000/month+60/minute+32/concurrent');
+    expect(result.ok && [...result.plans]).toEqual([
+      ['standard', { monthly: 1000, perMinute: undefined, concurrent: 4 }],
+      ['plus', { monthly: 5000, perMinute: 60, concurrent: 32 }],
+    ]);
+    const wrong = parsePlans('a=10+0/concurrent,b=10+2/concurrent+3/concurrent');
+    expect(wrong.ok ? [] : wrong.problems).toEqual([
+      'plan "a": the limit of concurrent turns must be a positive integer',
+      'plan "b": more than one limit of concurrent turns',
+    ]);
+    expect(describePlan({ monthly: 10, perMinute: 6, concurrent: 2 })).toBe(
+      '10/month+6/minute+2/concurrent',
+    );
+  });
+
   it('reports every problem at once', () => {
     const result = parsePlans(
       'a=10/hour,b=60/minute,c=0,d=5/month+6/month,Upper=1,e=1,e=2,f=12/minute+x',
     );
     expect(result.ok).toBe(false);
     expect(result.ok ? [] : result.problems).toEqual([
-      'plan "a": "10/hour" is not a limit such as 1000, 1000/month or 60/minute',
+      'plan "a": "10/hour" is not a limit such as 1000, 1000/month, 60/minute or 16/concurrent',
       'plan "b" needs a monthly limit (e.g. b=1000/month+60/minute)',
       'plan "c": the limit per month must be a positive integer',
       'plan "d": more than one limit per month',
       '"Upper=1" is not name=limit (lower-case name, e.g. standard=1000/month)',
       'plan "e" is listed twice',
-      'plan "f": "x" is not a limit such as 1000, 1000/month or 60/minute',
+      'plan "f": "x" is not a limit such as 1000, 1000/month, 60/minute or 16/concurrent',
     ]);
   });
 

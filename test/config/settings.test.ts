@@ -91,6 +91,8 @@ describe('every problem at once', () => {
       headersTimeoutMs: 10_000,
       keepAliveTimeoutMs: 5_000,
       maxConnections: 10_000,
+      streamStallTimeoutMs: 30_000,
+      keyConcurrency: 16,
     });
   });
 

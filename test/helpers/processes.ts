@@ -97,7 +97,11 @@ export function startServerProcess(
  * race of the test's keep-alive client, not of the service.
  */
 function baseEnv(): Record<string, string> {
-  const env: Record<string, string> = { PLAUDER_KEEP_ALIVE_TIMEOUT: '60s' };
+  // A high cap of concurrent turns per key: see test-server.ts.
+  const env: Record<string, string> = {
+    PLAUDER_KEEP_ALIVE_TIMEOUT: '60s',
+    PLAUDER_KEY_CONCURRENCY: '100000',
+  };
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !name.startsWith('PLAUDER_') && name !== 'PORT' && name !== 'HOST')
       env[name] = value;

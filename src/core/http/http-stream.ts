@@ -149,6 +149,7 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
     if (this.paused && this.queue.length - this.head < HIGH_WATER_ITEMS / 2) {
       this.paused = false;
       this.control?.resume();
+      if (this.control) this.restartGapTimer();
     }
     return { done: false, value };
   }
@@ -229,6 +230,9 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
     if (!this.paused && this.queue.length - this.head >= HIGH_WATER_ITEMS) {
       this.paused = true;
       this.control?.pause();
+      // The upstream is silent because we stopped reading it (a slow client): not a gap.
+      this.clearTimer();
+      this.gapTimer = false;
     }
     return true;
   }

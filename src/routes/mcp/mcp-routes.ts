@@ -26,6 +26,7 @@ import type { AppDeps } from '../../services.js';
 import { type AuthenticatedKey, authenticate } from '../api/authenticate.js';
 import { clientSignal } from '../api/client-signal.js';
 import { bearerSecurity, errorRef } from '../schemas.js';
+import { checkMcpInput, type JsonRpcError } from './mcp-input.js';
 import { mcpIdempotencyKeyHeader, mcpMessageSchema, mcpResponseSchema } from './mcp-schemas.js';
 import type { McpServerDeps } from './mcp-server.js';
 import { toolDefinitions } from './mcp-tools.js';
@@ -131,6 +132,12 @@ async function handleMcp(
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
+  const input = checkMcpInput(request.headers['content-type'], request.body);
+  if (!input.ok) return reply.code(input.status).send(input.answer);
+  // Every call of the POST was refused here: nothing for the SDK to do.
+  if (input.body === undefined && input.refused.length > 0) {
+    return reply.code(200).send(input.batch ? input.refused : input.refused[0]);
+  }
   const signal = clientSignal(reply);
   sdk ??= importSdk();
   const { createMcpServer, Transport } = await sdk;
@@ -156,16 +163,17 @@ async function handleMcp(
   });
   try {
     await server.connect(transport);
-    const response = await transport.handleRequest(webRequest(request));
-    const body = Buffer.from(await response.arrayBuffer());
+    const response = await transport.handleRequest(webRequest(request, input.body));
+    const body = withRefused(Buffer.from(await response.arrayBuffer()), input.refused);
     // The chat calls' replies count only if this answer leaves to a client still there.
     await handover.settle(!signal.aborted);
     // Nobody is there to answer; the request was logged when its connection closed.
     if (signal.aborted) return reply.hijack();
-    reply.code(response.status);
+    reply.code(input.refused.length > 0 && response.status === 202 ? 200 : response.status);
     response.headers.forEach((value, name) => {
       reply.header(name, value);
     });
+    if (input.refused.length > 0) reply.header('content-type', 'application/json');
     return reply.send(body.length > 0 ? body : undefined);
   } finally {
     // A request that failed before its answer was ready delivered nothing.
@@ -196,14 +204,29 @@ class ResponseHandover implements Handover {
   }
 }
 
-/** The request as the SDK's Web-standard transport reads it, with the bytes Fastify read. */
-function webRequest(request: FastifyRequest): Request {
+/** A batch's answers with those of the calls refused before the SDK (mcp-input.ts). */
+function withRefused(body: Buffer, refused: readonly JsonRpcError[]): Buffer {
+  if (refused.length === 0) return body;
+  let answers: unknown = [];
+  if (body.length > 0) {
+    try {
+      answers = JSON.parse(body.toString('utf8'));
+    } catch {
+      return body;
+    }
+  }
+  const list = Array.isArray(answers) ? answers : [answers];
+  return Buffer.from(JSON.stringify([...list, ...refused]));
+}
+
+/** The request as the SDK's Web-standard transport reads it, with the bytes to read. */
+function webRequest(request: FastifyRequest, body: Buffer | undefined): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue;
+    // The body may be shorter than the one received (calls refused before the SDK).
+    if (value === undefined || name === 'content-length') continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  const body = Buffer.isBuffer(request.body) ? request.body : undefined;
   return new Request(new URL(request.url, 'http://plauder.invalid'), {
     method: request.method,
     headers,

@@ -20,6 +20,8 @@ export function turnResult(decision: TurnDecision, messageMaxChars: number): Cal
       return refused('quota_exceeded', quotaHint(decision.quota));
     case 'rate_limited':
       return refused('rate_limited', minuteHint(decision.quota));
+    case 'too_many_concurrent':
+      return refused(decision.kind, 'Retry in a second, or wait for one of your calls to finish.');
     case 'idempotency_key_invalid':
       return refused(decision.kind, 'Send the call again with a valid key or without one.');
     case 'idempotency_key_in_flight':

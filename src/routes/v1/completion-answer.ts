@@ -36,6 +36,8 @@ export function openAiStatus(code: OpenAiErrorCode): { status: number; type: str
       return { status: 429, type: 'insufficient_quota' };
     case 'rate_limited':
       return { status: 429, type: 'requests' };
+    case 'too_many_concurrent':
+      return { status: 429, type: 'rate_limit_error' };
     case 'not_found':
     case MODEL_NOT_FOUND:
       return { status: 404, type: 'invalid_request_error' };

@@ -19,12 +19,14 @@ export interface CompletionStreamOptions {
   readonly model: string;
   readonly includeUsage: boolean;
   readonly pingMs: number;
+  /** How long a client may read nothing before it is cut off (src/routes/event-stream.ts). */
+  readonly stallMs: number;
 }
 
 export interface CompletionStream {
   readonly sink: TurnStream;
   readonly started: boolean;
-  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply;
+  finish(decision: TurnDecision, request: FastifyRequest): Promise<FastifyReply>;
 }
 
 interface Open {
@@ -40,7 +42,7 @@ function open(
   extraHeaders: Readonly<Record<string, string>> = {},
 ): Open {
   const headers = Object.assign(rateLimitHeaders(quota), extraHeaders);
-  const events = openEventStream(reply, headers, options.pingMs);
+  const events = openEventStream(reply, headers, options.pingMs, options.stallMs);
   const chunks = chunkWriter(stamp, options.model, options.includeUsage);
   events.open(chunks.role());
   return { events, chunks };
@@ -69,10 +71,12 @@ class SseCompletionStream implements CompletionStream {
       delta: (text) => {
         reply.request.partDelivered = true;
         this.opened?.events.send(this.opened.chunks.content(text));
+        return this.opened?.events.ready();
       },
       toolCalls: (deltas) => {
         reply.request.partDelivered = true;
         this.opened?.events.send(this.opened.chunks.toolCalls(deltas));
+        return this.opened?.events.ready();
       },
     };
   }
@@ -81,8 +85,12 @@ class SseCompletionStream implements CompletionStream {
     return this.opened !== undefined;
   }
 
-  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply {
-    if (this.opened) finishStream(this.opened, decision, request);
+  async finish(decision: TurnDecision, request: FastifyRequest): Promise<FastifyReply> {
+    if (this.opened) {
+      // The last chunks wait until the client has read the rest (README, "Slow readers").
+      await this.opened.events.ready();
+      finishStream(this.opened, decision, request);
+    }
     return this.reply;
   }
 }
@@ -106,6 +114,7 @@ function finishStream(opened: Open, decision: TurnDecision, request: FastifyRequ
     case 'soft_error':
     case 'quota_exceeded':
     case 'rate_limited':
+    case 'too_many_concurrent':
     case 'idempotency_key_invalid':
     case 'idempotency_key_in_flight':
     case 'idempotency_key_reused':

@@ -100,7 +100,8 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
       await authenticate(deps.services, request);
       const { model } = request.params;
       if (MODELS[model] !== undefined) return modelObject(model);
-      const message = `The model \`${model.slice(0, 100)}\` does not exist.`;
+      // The path is not echoed: a key pasted into the wrong place would land in the answer.
+      const message = `No such model. Use one of: ${Object.keys(MODELS).join(', ')}.`;
       const { status, type } = openAiStatus(MODEL_NOT_FOUND);
       request.errorCode = 'not_found';
       return reply.code(status).send(openAiError(MODEL_NOT_FOUND, type, message, 'model'));
@@ -179,6 +180,7 @@ async function handleCompletion(
     model: parsed.model,
     includeUsage: parsed.includeUsage,
     pingMs: deps.pingMs,
+    stallMs: services.config.limits.streamStallTimeoutMs,
   };
   const stream = parsed.stream ? createCompletionStream(reply, streamOptions) : undefined;
   // The session is part of what the request means: another X-Session-Id is another request.

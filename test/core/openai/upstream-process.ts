@@ -34,6 +34,8 @@ export interface UpstreamStep {
     noUsage?: boolean;
     noDone?: boolean;
     usage?: { prompt_tokens: number; completion_tokens: number };
+    /** That many pieces of `pieceChars` letters (a reply of several MB). */
+    large?: { pieces: number; pieceChars: number };
   };
 }
 

@@ -63,13 +63,24 @@ export function parseJsonObject(
 
 const POISONING_REFUSED = { protoAction: 'error', constructorAction: 'error' } as const;
 
+/**
+ * `application/json`, with no charset or UTF-8's: JSON is UTF-8 (RFC 8259), and a body a
+ * client says is in another charset would otherwise be read as something it did not send.
+ */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
-  const semicolon = contentType.indexOf(';');
-  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon))
-    .trim()
-    .toLowerCase();
-  return mediaType === 'application/json';
+  const [mediaType = '', ...parameters] = contentType.split(';');
+  if (mediaType.trim().toLowerCase() !== 'application/json') return false;
+  return parameters.every((parameter) => {
+    const equals = parameter.indexOf('=');
+    if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset') return true;
+    const charset = parameter
+      .slice(equals + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+    return charset === 'utf-8' || charset === 'utf8';
+  });
 }
 
 /** Characters as users count them (code points), stopping early once past `max`. */

@@ -100,7 +100,8 @@ async function handleChat(
   const key = await authenticate(services, request);
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const { turnRequest, streamed } = readChatBody(request, services.config.messageMaxChars);
-  const stream = streamed ? createChatStream(reply, deps.pingMs) : undefined;
+  const stallMs = services.config.limits.streamStallTimeoutMs;
+  const stream = streamed ? createChatStream(reply, deps.pingMs, stallMs) : undefined;
   const decision = await deps.takeTurn({
     key,
     language: endpoint.language,
@@ -176,6 +177,7 @@ export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
     case 'idempotency_key_reused':
       throw new ApiError(decision.kind);
     case 'idempotency_key_in_flight':
+    case 'too_many_concurrent':
       throw new ApiError(decision.kind, { 'retry-after': '1' });
     case 'failed':
       throw Object.assign(new ApiError(decision.code), { cause: decision.cause });

@@ -20,11 +20,11 @@ export interface ChatStream {
   /** Whether the stream began (the use case reached the core). */
   readonly started: boolean;
   /** Writes the decision's last event and ends the stream. */
-  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply;
+  finish(decision: TurnDecision, request: FastifyRequest): Promise<FastifyReply>;
 }
 
-export function createChatStream(reply: FastifyReply, pingMs: number): ChatStream {
-  return new SseChatStream(reply, pingMs);
+export function createChatStream(reply: FastifyReply, pingMs: number, stallMs: number): ChatStream {
+  return new SseChatStream(reply, pingMs, stallMs);
 }
 
 /** A class, not an object literal with a getter: see test/house/object-literals.test.ts. */
@@ -35,14 +35,16 @@ class SseChatStream implements ChatStream {
   constructor(
     private readonly reply: FastifyReply,
     pingMs: number,
+    stallMs: number,
   ) {
     this.sink = {
       start: (quota) => {
-        this.events = openEventStream(reply, rateLimitHeaders(quota), pingMs);
+        this.events = openEventStream(reply, rateLimitHeaders(quota), pingMs, stallMs);
       },
       delta: (text) => {
         reply.request.partDelivered = true;
         this.events?.send(JSON.stringify({ text }), 'delta');
+        return this.events?.ready();
       },
     };
   }
@@ -51,8 +53,13 @@ class SseChatStream implements ChatStream {
     return this.events !== undefined;
   }
 
-  finish(decision: TurnDecision, request: FastifyRequest): FastifyReply {
-    if (this.events) finishStream(this.events, decision, request);
+  async finish(decision: TurnDecision, request: FastifyRequest): Promise<FastifyReply> {
+    if (this.events) {
+      // The last event (`done` repeats the whole reply) waits until the client has read the
+      // rest, so a client that reads nothing holds no more of it (README, "Slow readers").
+      await this.events.ready();
+      finishStream(this.events, decision, request);
+    }
     return this.reply;
   }
 }
@@ -77,6 +84,7 @@ function finishStream(events: EventStream, decision: TurnDecision, request: Fast
     case 'soft_error':
     case 'quota_exceeded':
     case 'rate_limited':
+    case 'too_many_concurrent':
     case 'idempotency_key_invalid':
     case 'idempotency_key_in_flight':
     case 'idempotency_key_reused':
