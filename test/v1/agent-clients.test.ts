@@ -386,6 +386,49 @@ describe('structured output through an LLM core (openai client)', () => {
   );
 });
 
+describe('passed-through parts are checked for their shape before the upstream sees them', () => {
+  it.each([
+    ['a tool without a function name', { tools: [{ type: 'function' }] }, 'tools'],
+    ['an empty tools list', { tools: [] }, 'tools'],
+    ['an unknown tool_choice', { tool_choice: 'bogus' }, 'tool_choice'],
+    [
+      'a json_schema without a name',
+      { response_format: { type: 'json_schema', json_schema: { schema: {} } } },
+      'response_format.json_schema',
+    ],
+    ['an unknown response_format', { response_format: { type: 'bogus' } }, 'response_format'],
+  ])('400 naming the parameter for %s, the upstream not asked', async (_name, extra, param) => {
+    const up = await upstream();
+    const s = await server(up);
+    const { id, key } = await s.createKey();
+    const body = { model: 'plauder-en', messages: [{ role: 'user', content: 'Hi' }], ...extra };
+    const error = await caught(
+      openai(s, key).chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming),
+    );
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.param).toBe(param);
+    expect((await up.received()).requests).toHaveLength(0);
+    expect(await used(s, id)).toBe(0);
+  });
+
+  it('400 naming tools for a tool schema nested 10 000 levels deep, not a 500', async () => {
+    const up = await upstream();
+    const s = await server(up);
+    const { id, key } = await s.createKey();
+    const schema = `${'{"type":"object","properties":{"a":'.repeat(10_000)}{}${'}}'.repeat(10_000)}`;
+    const raw = `{"model":"plauder-en","messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${schema}}}]}`;
+    const res = await http(`${s.url}/v1/chat/completions`, {
+      key,
+      headers: { 'content-type': 'application/json' },
+      raw,
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error.param).toBe('tools');
+    expect((await up.received()).requests).toHaveLength(0);
+    expect(await used(s, id)).toBe(0);
+  });
+});
+
 describe('cores that cannot honour them refuse by name, before anything is counted', () => {
   it.each([
     ['tools', { tools: [weatherTool] }, 'tools'],

@@ -16,13 +16,18 @@ export function createChatStreamDecoder(): StreamDecoder<CoreChunk> {
   let items: CoreChunk[] = [];
   let problem: string | undefined;
   let done = false;
+  /** A choice said why it finished: the answer is whole even if `[DONE]` never comes. */
+  let finished = false;
   const parser = createParser({
     onEvent(event) {
       if (done || problem !== undefined) return;
       const read = readEvent(event);
       if (read === 'done') done = true;
       else if (typeof read === 'string') problem = read;
-      else items.push(...read);
+      else {
+        if (read.some((chunk) => chunk.type === 'finish')) finished = true;
+        items.push(...read);
+      }
     },
   });
   const take = (): BodyReading<readonly CoreChunk[]> => {
@@ -39,8 +44,11 @@ export function createChatStreamDecoder(): StreamDecoder<CoreChunk> {
     end() {
       parser.reset({ consume: true });
       const last = take();
-      // An upstream that closes without `[DONE]` may have been cut off mid-reply.
-      if (last.ok && !done) return { ok: false, problem: 'the stream ended without [DONE]' };
+      // An upstream that closes without `[DONE]` or a finish reason may have been cut off
+      // mid-reply; some servers end with the finish reason alone.
+      if (last.ok && !done && !finished) {
+        return { ok: false, problem: 'the stream ended without [DONE]' };
+      }
       return last;
     },
   };

@@ -8,6 +8,7 @@
  * -32603 with a schema dump, or a stack overflow deep in a validator).
  */
 import { isUtf8 } from 'node:buffer';
+import { nestedDeeperThan } from '../../util/json-depth.js';
 import { isJsonContentType } from '../api/chat/chat-request.js';
 
 /** A JSON-RPC error answer (`id` null when the message could not be read). */
@@ -76,21 +77,10 @@ function argumentsProblem(message: unknown): string | undefined {
   const params = message.params;
   if (!isPlainObject(params) || params.arguments === undefined) return undefined;
   if (!isPlainObject(params.arguments)) return NOT_AN_OBJECT;
-  return depthOver(params.arguments, MAX_ARGUMENT_DEPTH) ? TOO_DEEP : undefined;
+  return nestedDeeperThan(params.arguments, MAX_ARGUMENT_DEPTH) ? TOO_DEEP : undefined;
 }
 
 /** Whether `value` nests deeper than `max` (without recursion: the depth is the attacker's). */
-function depthOver(value: unknown, max: number): boolean {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (typeof item.value !== 'object' || item.value === null) continue;
-    if (item.depth > max) return true;
-    for (const child of Object.values(item.value))
-      stack.push({ value: child, depth: item.depth + 1 });
-  }
-  return false;
-}
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

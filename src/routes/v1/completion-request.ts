@@ -20,6 +20,7 @@ import type {
 } from '../../core/core-adapter.js';
 import type { SoftErrorCode } from '../../errors/error-codes.js';
 import { SESSION_ID_PATTERN } from '../../sessions/session-service.js';
+import { nestedDeeperThan } from '../../util/json-depth.js';
 import { parseJsonObject } from '../api/chat/chat-request.js';
 
 export const MODELS: Readonly<Record<string, Language>> = Object.freeze({
@@ -93,6 +94,7 @@ function readTurn(
 ): TurnRequest {
   readModel(body.model);
   refuseUnsupported(body);
+  refuseTooDeep(body);
   const sampling = readSampling(body);
   const { gateway, needs: parameterNeeds } = readGateway(body);
   const { message, history, instructions, input, needs } = readMessages(
@@ -148,6 +150,26 @@ function refuseUnsupported(body: Json): void {
   }
 }
 
+/** How deeply a passed-through part may nest: far beyond any tool schema or message. */
+const MAX_DEPTH = 64;
+
+/** Parts that go to the upstream as they are must be encodable again: bounded nesting. */
+function refuseTooDeep(body: Json): void {
+  for (const name of ['response_format', 'tools', 'tool_choice'] as const) {
+    if (nestedDeeperThan(body[name], MAX_DEPTH)) {
+      throw refuse('body_invalid', name, `${name} nests deeper than ${MAX_DEPTH} levels.`);
+    }
+  }
+  const messages = body.messages;
+  if (!Array.isArray(messages)) return;
+  messages.forEach((message, i) => {
+    if (nestedDeeperThan(message, MAX_DEPTH)) {
+      const at = `messages[${i}]`;
+      throw refuse('message_invalid', at, `${at} nests deeper than ${MAX_DEPTH} levels.`);
+    }
+  });
+}
+
 /**
  * The parameters passed through to a gateway core (docs/contract.md, "OpenAI-compatible
  * door"), checked for their shape only; the upstream judges the rest. The first one set
@@ -170,11 +192,12 @@ function readGateway(body: Json): { gateway: GatewayParameters; needs?: ProblemD
         'response_format must be {"type": "text" | "json_object" | "json_schema"}.',
       );
     }
-    if (type === 'json_schema' && !(isObject(format) && isObject(format.json_schema))) {
+    const schema = isObject(format) ? format.json_schema : undefined;
+    if (type === 'json_schema' && !(isObject(schema) && typeof schema.name === 'string')) {
       throw refuse(
         'body_invalid',
         'response_format.json_schema',
-        'response_format of type json_schema needs a json_schema object.',
+        'response_format of type json_schema needs a json_schema object with a name.',
       );
     }
     gateway.response_format = format as JsonValue;
@@ -182,8 +205,12 @@ function readGateway(body: Json): { gateway: GatewayParameters; needs?: ProblemD
   }
   const tools = body.tools;
   if (tools !== undefined && tools !== null) {
-    if (!Array.isArray(tools) || !tools.every(isObject)) {
-      throw refuse('body_invalid', 'tools', 'tools must be an array of tool objects.');
+    if (!Array.isArray(tools) || !tools.every(isFunctionTool)) {
+      throw refuse(
+        'body_invalid',
+        'tools',
+        'tools must be an array of {"type": "function", "function": {"name": string, ...}}.',
+      );
     }
     if (tools.length === 0) {
       throw refuse('body_invalid', 'tools', 'tools must not be empty: leave it out instead.');
@@ -193,8 +220,14 @@ function readGateway(body: Json): { gateway: GatewayParameters; needs?: ProblemD
   }
   const choice = body.tool_choice;
   if (choice !== undefined && choice !== null) {
-    if (typeof choice !== 'string' && !isObject(choice)) {
-      throw refuse('body_invalid', 'tool_choice', 'tool_choice must be a string or an object.');
+    const named = isObject(choice) && isObject(choice.function) ? choice.function.name : undefined;
+    const known = typeof choice === 'string' && ['none', 'auto', 'required'].includes(choice);
+    if (!known && !(isObject(choice) && typeof named === 'string')) {
+      throw refuse(
+        'body_invalid',
+        'tool_choice',
+        'tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": string}}.',
+      );
     }
     gateway.tool_choice = choice as JsonValue;
     need('tool_choice', 'tool_choice is not supported');
@@ -422,6 +455,16 @@ function readMessage(message: unknown, at: string): ReadMessage {
   }
   const content = readContent(message.content, role, `${at}.content`);
   return { role, text: content.text, wire, needs: needs ?? content.needs };
+}
+
+function isFunctionTool(tool: unknown): boolean {
+  return (
+    isObject(tool) &&
+    tool.type === 'function' &&
+    isObject(tool.function) &&
+    typeof tool.function.name === 'string' &&
+    tool.function.name !== ''
+  );
 }
 
 function isToolCall(call: unknown): boolean {

@@ -146,13 +146,23 @@ describe('openai core: streamed replies', () => {
     expect((await fixture.upstream.received()).requests).toHaveLength(1);
   });
 
-  it('fails a stream that ends without [DONE] (cut off) as core_unavailable', async () => {
+  it('fails a stream that ends with neither a finish reason nor [DONE] (cut off) as core_unavailable', async () => {
     const options = { maxRetries: 0 };
-    await fixture.upstream.script({ stream: { pieces: ['a ', 'b'], noDone: true } });
+    await fixture.upstream.script({
+      stream: { pieces: ['a ', 'b'], noDone: true, noFinish: true },
+    });
     const collected = await collect(fixture.open(options).stream?.(ask()));
 
     expect(deltas(collected)).toEqual(['a ', 'b']);
     expect((collected.error as CoreError).code).toBe('core_unavailable');
+  });
+
+  it('takes a stream that ends with its finish reason but without [DONE], as some servers send', async () => {
+    await fixture.upstream.script({ stream: { pieces: ['a ', 'b'], noDone: true } });
+    const collected = await collect(fixture.open({ maxRetries: 0 }).stream?.(ask()));
+
+    expect(deltas(collected)).toEqual(['a ', 'b']);
+    expect(collected.error).toBeUndefined();
   });
 
   it('times out waiting for the first token and aborts the upstream request', async () => {

@@ -33,6 +33,7 @@ export interface UpstreamStep {
     holdAfter?: number;
     noUsage?: boolean;
     noDone?: boolean;
+    noFinish?: boolean;
     usage?: { prompt_tokens: number; completion_tokens: number };
     /** That many pieces of `pieceChars` letters (a reply of several MB). */
     large?: { pieces: number; pieceChars: number };
