@@ -31,6 +31,8 @@ const CUSTOM: ServiceFacts = {
   sessionTtlMs: 7 * 86_400_000,
   sessionWindow: 10,
   messageMaxChars: 2000,
+  idempotencyTtlMs: 3_600_000,
+  keyConcurrency: 4,
 };
 
 describe('facts from the running configuration', () => {
@@ -125,6 +127,10 @@ describe('facts from the running configuration', () => {
     expect(facts.sessionTtlMs).toBe(config.sessionTtlMs);
     expect(facts.sessionWindow).toBe(config.sessionWindow);
     expect(facts.messageMaxChars).toBe(config.messageMaxChars);
+    expect(facts.idempotencyTtlMs).toBe(config.idempotencyTtlMs);
+    // The per-key concurrency limit, where the configuration has it, is read alike.
+    const concurrency = (config as { keyConcurrency?: number }).keyConcurrency;
+    if (concurrency !== undefined) expect(facts.keyConcurrency).toBe(concurrency);
     expect(config.core).toEqual({ kind: 'builtin', options: expect.objectContaining({ facts }) });
   });
 });
@@ -247,7 +253,7 @@ describe('reloading the knowledge base', () => {
       expect(result.error).toBeInstanceOf(KnowledgeBaseError);
       const lines = result.error.problems.map((problem) => `${problem.line}: ${problem.detail}`);
       expect(lines).toContain(
-        '7: unknown field "colour:" in entry [weather] (known: topic-de, topic-en, keywords, requires, de, en)',
+        '7: unknown field "colour:" in entry [weather] (known: topic-de, topic-en, example, keywords, requires, de, en)',
       );
       expect(lines).toContain('8: entry id "Bad Id" must be lower-case letters, digits and "-"');
       expect(lines).toContain('8: entry [Bad Id] has no "topic-de:"');

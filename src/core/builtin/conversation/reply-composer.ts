@@ -29,7 +29,7 @@ import {
   readMessage,
 } from './message-reader.js';
 import { PHRASES } from './phrases.js';
-import { createSmallTalkDetector } from './small-talk.js';
+import { createSmallTalkDetector, type SmallTalkKind } from './small-talk.js';
 import { createNameReader } from './user-memory.js';
 
 /** How many tokens of a message are read: bounds the work for very long messages. */
@@ -43,6 +43,17 @@ const PARSE_CACHE_LIMIT = 512;
 const MAX_ANSWERS = 3;
 /** Topics offered when the knowledge base names none. */
 const DEFAULT_OFFER_COUNT = 5;
+/** Dialogue acts that make a message without a question complete on its own. */
+const SOCIAL: ReadonlySet<SmallTalkKind> = new Set([
+  'greeting',
+  'wellbeing',
+  'thanks',
+  'goodbye',
+  'identity',
+  'capabilities',
+  'help',
+  'acknowledgement',
+]);
 const FOLLOW_UP_ONLY = new Set(['und', 'and', 'jetzt', 'now', 'nun', 'so', 'also', 'na']);
 
 export interface ReplyComposer {
@@ -133,13 +144,20 @@ function compose(
 ): string {
   const phrases = PHRASES[language];
   const topics = parts.topics[language];
-  const { statement, kinds, upset, clauses } = analysis;
+  const { statement, kinds, upset } = analysis;
   const has = (kind: (typeof kinds)[number]) => kinds.includes(kind);
   const name = statement ?? state.name;
+  const answers = answersOf(parts, analysis.clauses, language);
+  // "thanks I guess", "you are useless": no question and nothing that fits is no reason to
+  // say "I don't know"; the thanks or the insult is what the message is about.
+  const social = upset || kinds.some((kind) => SOCIAL.has(kind));
+  const clauses =
+    answers.length === 0 && social && !analysis.clauses.some((clause) => clause.question)
+      ? []
+      : analysis.clauses;
   const askName =
     has('askName') || (state.lastAskedName && clauses.length === 0 && isBareFollowUp(message));
 
-  const answers = answersOf(parts, clauses, language);
   const opening: Array<string | undefined> = [];
   if (statement !== undefined) opening.push(phrases.introduced(statement.address));
   else if (has('greeting') && (answers.length > 0 || clauses.length > 0 || askName)) {

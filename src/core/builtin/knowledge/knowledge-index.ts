@@ -28,6 +28,8 @@ export interface IndexedEntry {
   readonly requires: ReadonlyArray<readonly number[]>;
   /** Whether the answer names the plan of the question (`{plan}`, `{plan-limit}`). */
   readonly planBound: boolean;
+  /** The concepts of each example question (stop words left out), for nearest-example matching. */
+  readonly examples: ReadonlyArray<Int32Array>;
   /** The answer with the service's facts filled in; `plan` for plan-bound answers. */
   answer(language: Language, plan?: PlanFacts): string;
 }
@@ -122,6 +124,8 @@ function singleWord(item: Located, context: Context, what: string): string | und
 interface EntryWords {
   readonly words: string[];
   readonly requires: string[][];
+  /** The words of each example question. */
+  readonly examples: string[][];
 }
 
 function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
@@ -134,7 +138,21 @@ function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
     const topicWords = [entry.topic.de, entry.topic.en].flatMap((topic) =>
       tokenize(topic).filter((word) => !context.ignored.has(word)),
     );
-    return { words: [...keywords, ...topicWords, ...requires.flat()], requires };
+    const examples = entry.examples.map((example) => {
+      const words = tokenize(example.text).filter((word) => !context.ignored.has(word));
+      if (words.length === 0) {
+        context.problems.add(
+          example.line,
+          `example "${example.text}" has only stop words and can never match`,
+        );
+      }
+      return words;
+    });
+    return {
+      words: [...keywords, ...topicWords, ...requires.flat(), ...examples.flat()],
+      requires,
+      examples,
+    };
   });
 }
 
@@ -261,6 +279,9 @@ export function buildKnowledgeIndex(
       group.flatMap((word) => conceptOf(word) ?? []),
     );
     const planBound = needsPlan(entry.answer.de.text) || needsPlan(entry.answer.en.text);
+    const examples = (entryWords[position]?.examples ?? []).map((words) =>
+      Int32Array.from(new Set(words.flatMap((word) => conceptOf(word) ?? []))),
+    );
     const fixed = {
       de: renderAnswer(entry.answer.de.text, facts, 'de'),
       en: renderAnswer(entry.answer.en.text, facts, 'en'),
@@ -271,6 +292,7 @@ export function buildKnowledgeIndex(
       concepts,
       requires,
       planBound,
+      examples,
       answer: (language, plan) =>
         planBound && plan !== undefined
           ? renderAnswer(entry.answer[language].text, facts, language, plan)

@@ -66,6 +66,8 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   const wordCount = new Int32Array(n);
   const unitSeen = new Int32Array(n);
   const present = new Int32Array(index.conceptCount);
+  /** Per concept present in the query: the largest gain a unit naming it brings. */
+  const gain = new Float64Array(index.conceptCount);
   const touched: number[] = [];
   let stamp = 0;
 
@@ -97,7 +99,11 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
     let total = 0;
     let unknown = 0;
     for (const unit of units) {
-      for (const concept of unit.concepts) present[concept] = queryMark;
+      for (const concept of unit.concepts) {
+        const g = unit.weight * unit.certainty * (index.idf[concept] ?? 0);
+        if (present[concept] !== queryMark || g > (gain[concept] as number)) gain[concept] = g;
+        present[concept] = queryMark;
+      }
       if (unit.concepts.length === 0) {
         unknown += 1;
         if (unknown <= MAX_UNKNOWN) total += unit.weight * UNKNOWN_WEIGHT;
@@ -124,6 +130,27 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
     return true;
   };
 
+  /**
+   * How close the query is to the entry's closest example question: the weighted Dice
+   * coefficient of their concepts, so an example asked in other words (most of its rare
+   * words, few others) scores high even where the keywords alone are weak.
+   */
+  const nearestExample = (entry: IndexedEntry, total: number, queryMark: number): number => {
+    let best = 0;
+    for (const example of entry.examples) {
+      let shared = 0;
+      let own = 0;
+      for (let i = 0; i < example.length; i++) {
+        const concept = example[i] as number;
+        const idf = index.idf[concept] ?? 0;
+        own += idf;
+        if (present[concept] === queryMark) shared += gain[concept] as number;
+      }
+      if (shared > 0) best = Math.max(best, (2 * shared) / (total + own));
+    }
+    return best;
+  };
+
   return {
     score(units) {
       stamp += 1;
@@ -135,7 +162,10 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         const m = matched[entry.position] as number;
         if (m <= 0 || !requiresMet(entry, queryMark)) continue;
         const coverage = m / total;
-        const confidence = coverage * Math.min(1, m / FULL_EVIDENCE);
+        const confidence = Math.max(
+          coverage * Math.min(1, m / FULL_EVIDENCE),
+          nearestExample(entry, total, queryMark),
+        );
         const bonus = entry.requires.length > 0 ? SPECIFIC_BONUS : 0;
         const words = wordCount[entry.position] as number;
         matches.push({ entry, confidence, coverage, words, evidence: m, rank: confidence + bonus });
