@@ -45,26 +45,34 @@ describe('built-in core conversations', () => {
   });
 
   it('covers every entry of the shipped knowledge base in both languages', async () => {
-    // Each entry's answer must be reached by some single-question case per language
-    // (a plan-bound answer by a question about any plan).
+    // Each entry's answer must be reached by some turn of the tuned conversations per
+    // language (a plan-bound answer by a question about any plan).
     const { entries } = core.index();
     const answers = (entry: (typeof entries)[number], language: Language) =>
       entry.planBound
         ? core.index().facts.plans.map((plan) => entry.answer(language, plan))
         : [entry.answer(language)];
+    const played = [
+      ...conversations.map((c) => ({
+        language: c.language,
+        session: c.session,
+        turns: c.turns.map((turn) => ({ say: turn.message, language: turn.language })),
+      })),
+      ...PLAUDER_SUITE,
+      ...PLAUDER_DEV,
+    ];
     const reached = new Set<string>();
-    for (const conversation of conversations) {
+    for (const conversation of played) {
       const history: Turn[] = [];
       for (const turn of conversation.turns) {
         const language = turn.language ?? conversation.language;
-        const reply = await core.reply({ language, message: turn.message, history, signal });
+        const reply = await core.reply({ language, message: turn.say, history, signal });
         for (const entry of entries) {
           if (answers(entry, language).some((answer) => reply.includes(answer))) {
             reached.add(`${entry.entry.id}/${language}`);
           }
         }
-        if (conversation.session !== false)
-          history.push({ message: turn.message, reply, language });
+        if (conversation.session !== false) history.push({ message: turn.say, reply, language });
       }
     }
     const missing = entries

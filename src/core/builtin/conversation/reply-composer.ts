@@ -128,6 +128,21 @@ function withoutAnswer(
   return unknownReply(candidates, language, parts.topics[language]);
 }
 
+/** A complaint without a question is likely about these topics (at most two). */
+const LIKELY = 0.3;
+
+function likelyTopics(clauses: readonly ClauseReading[], language: Language): string[] {
+  const topics: string[] = [];
+  const candidates = clauses.flatMap((clause) => clause.reading.candidates);
+  candidates.sort((a, b) => b.confidence - a.confidence);
+  for (const match of candidates) {
+    if (match.confidence < LIKELY || topics.length >= 2) break;
+    const topic = match.entry.entry.topic[language];
+    if (!topics.includes(topic)) topics.push(topic);
+  }
+  return topics;
+}
+
 function isBareFollowUp(message: string): boolean {
   const tokens = tokenize(message, 8);
   return (
@@ -179,7 +194,14 @@ function compose(
     const closing = has('goodbye') ? phrases.goodbye(undefined) : undefined;
     return joinSentences(...opening, upset ? phrases.calm() : undefined, small, ...rest, closing);
   }
-  if (upset) return joinSentences(...opening, phrases.calmOnly(topics));
+  if (upset) {
+    // "Your stupid API keeps throwing 401s": no question, but a topic it is likely about.
+    const guesses = likelyTopics(analysis.clauses, language);
+    if (guesses.length > 0) {
+      return joinSentences(...opening, phrases.calm(), phrases.clarify(guesses));
+    }
+    return joinSentences(...opening, phrases.calmOnly(topics));
+  }
   const smallKinds = kinds.filter(
     (kind) => kind !== 'askName' && (statement === undefined || kind !== 'greeting'),
   );

@@ -30,6 +30,8 @@ export interface IndexedEntry {
   readonly planBound: boolean;
   /** The concepts of each example question (stop words left out), for nearest-example matching. */
   readonly examples: ReadonlyArray<Int32Array>;
+  /** The concepts of all its example questions. */
+  readonly exampleConcepts: ReadonlySet<number>;
   /** The answer with the service's facts filled in; `plan` for plan-bound answers. */
   answer(language: Language, plan?: PlanFacts): string;
 }
@@ -41,8 +43,10 @@ export interface KnowledgeIndex {
   /** Entries offered as topics when no answer is found. */
   readonly offer: readonly IndexedEntry[];
   readonly conceptCount: number;
-  /** Per concept: ln(1 + N/df) / ln(1 + N), in (0, 1]. */
+  /** Per concept: ln(1 + N/df) / ln(1 + N), in (0, 1], df counting the entries whose keywords have it. */
   readonly idf: Float64Array;
+  /** The same, df counting the entries whose keywords or example questions have it. */
+  readonly exampleIdf: Float64Array;
   /** Per concept: the positions of the entries that use it. */
   readonly postings: ReadonlyArray<readonly number[]>;
   /** Every form (word or stem) of the vocabulary → its concept. */
@@ -56,6 +60,8 @@ export interface KnowledgeIndex {
 }
 
 const PLAN_ITEM = '{plan}';
+/** German verb endings the stemmer leaves alone (as in `matching/term-resolver.ts`). */
+const VERB_ENDINGS = ['est', 'et', 'st', 't'] as const;
 
 /** The forms under which a word is found: itself and its stems in both languages. */
 export function formsOf(word: string): string[] {
@@ -149,7 +155,7 @@ function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
       return words;
     });
     return {
-      words: [...keywords, ...topicWords, ...requires.flat(), ...examples.flat()],
+      words: [...keywords, ...topicWords, ...requires.flat()],
       requires,
       examples,
     };
@@ -173,6 +179,23 @@ function buildConcepts(base: KnowledgeBase, entryWords: EntryWords[], context: C
     for (const item of group) {
       const word = singleWord(item, context, 'alternative');
       if (word !== undefined) addWord(word);
+    }
+  }
+  // The words of example questions join the concept of a form already known, and never
+  // join two known concepts: an example must not change what the keywords mean.
+  const known = new Set(sets.keys());
+  for (const { examples } of entryWords) {
+    for (const word of examples.flat()) {
+      const forms = formsOf(word);
+      // "kostet" → "kost": a German verb form the stemmer leaves alone.
+      const verb = VERB_ENDINGS.map((ending) =>
+        word.length - ending.length >= 4 && word.endsWith(ending)
+          ? word.slice(0, -ending.length)
+          : '',
+      ).filter((stem) => stem !== '');
+      const anchor = [...forms, ...verb.flatMap(formsOf)].find((form) => known.has(form));
+      if (anchor === undefined) for (const form of forms) sets.union(word, form);
+      else sets.union(anchor, word);
     }
   }
   const conceptOfRoot = new Map<string, number>();
@@ -267,11 +290,23 @@ export function buildKnowledgeIndex(
     for (const concept of concepts) postings[concept]?.push(position);
     return concepts;
   });
+  const exampleSets = entryWords.map(
+    ({ examples }) => new Set(examples.flat().flatMap((word) => conceptOf(word) ?? [])),
+  );
   const n = base.entries.length;
+  const weigh = (df: number) => (df === 0 ? 0 : Math.log(1 + n / df) / Math.log(1 + n));
   const idf = new Float64Array(conceptCount);
   postings.forEach((list, concept) => {
-    idf[concept] = list.length === 0 ? 0 : Math.log(1 + n / list.length) / Math.log(1 + n);
+    idf[concept] = weigh(list.length);
   });
+  const exampleDf = new Int32Array(conceptCount);
+  conceptSets.forEach((concepts, position) => {
+    const examples = exampleSets[position] as Set<number>;
+    for (const concept of new Set([...concepts, ...examples])) {
+      exampleDf[concept] = (exampleDf[concept] as number) + 1;
+    }
+  });
+  const exampleIdf = Float64Array.from(exampleDf, weigh);
   checkAnswers(base, problems);
   const entries = base.entries.map((entry, position): IndexedEntry => {
     const concepts = conceptSets[position] ?? new Set<number>();
@@ -293,6 +328,7 @@ export function buildKnowledgeIndex(
       requires,
       planBound,
       examples,
+      exampleConcepts: exampleSets[position] ?? new Set<number>(),
       answer: (language, plan) =>
         planBound && plan !== undefined
           ? renderAnswer(entry.answer[language].text, facts, language, plan)
@@ -313,6 +349,7 @@ export function buildKnowledgeIndex(
     offer,
     conceptCount,
     idf,
+    exampleIdf,
     postings,
     forms,
     alternatives: buildAlternatives(base, context, conceptOf, plans),

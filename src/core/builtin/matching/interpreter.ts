@@ -163,7 +163,8 @@ function carryOver(
 }
 
 function matchesOwn(match: Match, own: readonly QueryUnit[]): boolean {
-  return own.some((unit) => unit.concepts.some((c) => match.entry.concepts.has(c)));
+  const { concepts, exampleConcepts } = match.entry;
+  return own.some((unit) => unit.concepts.some((c) => concepts.has(c) || exampleConcepts.has(c)));
 }
 
 export function decide(candidates: readonly Match[], threshold: number): Outcome {
@@ -260,6 +261,16 @@ export function createInterpreter(
     }
     return units;
   };
+
+  // Example questions are read the way questions are, so that both meet in the same concepts.
+  matcher.useExamples(
+    index.entries.map(({ entry }) =>
+      entry.examples.map((example) => {
+        const units = unitsOf(tokenize(example.text));
+        return Int32Array.from(new Set(units.flatMap((unit) => unit.concepts)));
+      }),
+    ),
+  );
 
   const reading = (
     units: readonly QueryUnit[],

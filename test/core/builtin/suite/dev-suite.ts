@@ -80,6 +80,38 @@ export const PLAUDER_DEV: readonly Conversation[] = [
   one('service features', 'en', 'Where is the API documentation?', {
     anyOf: [/\/docs/, /openapi\.json/],
   }),
+  one('service features', 'de', 'Wo ist die Doku der API?', { anyOf: [/\/docs/] }),
+  one('service features', 'en', 'Which reply cores are there?', { facts: [/PLAUDER_CORE/] }),
+  one('service features', 'en', 'Does a request count if my client disconnects?', {
+    anyOf: [/does not count/, /refunded/],
+  }),
+  one(
+    'service features',
+    'de',
+    'Wie viele Anfragen darf ein Schlüssel gleichzeitig laufen lassen?',
+    {
+      facts: [/\b16\b/],
+    },
+  ),
+  one('service features', 'en', 'How can I check that a webhook really comes from plauder?', {
+    facts: [/webhook-signature/],
+  }),
+  one('service features', 'de', 'Wie verbinde ich plauder mit meinem Rasa-Bot?', {
+    facts: [/PLAUDER_RASA_URL/],
+  }),
+  one('service features', 'de', 'Kann plauder auf mehreren Servern laufen?', {
+    facts: [/PostgreSQL/],
+  }),
+  one('service features', 'de', 'Wo stelle ich plauder ein?', { facts: [/Umgebungsvariablen/] }),
+  one('service features', 'en', 'What settings does plauder have?', {
+    facts: [/environment variables/],
+  }),
+  one('service features', 'de', 'Darf ich die API aus dem Frontend im Browser aufrufen?', {
+    facts: [/CORS/],
+  }),
+  one('service features', 'en', 'Can my website call plauder directly from the browser?', {
+    facts: [/CORS/],
+  }),
 
   conv(
     'follow-ups',
