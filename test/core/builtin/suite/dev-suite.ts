@@ -93,7 +93,7 @@ export const PLAUDER_DEV: readonly Conversation[] = [
       facts: [/\b16\b/],
     },
   ),
-  one('service features', 'en', 'How can I check that a webhook really comes from plauder?', {
+  one('service features', 'en', 'How do I verify the signature of a webhook?', {
     facts: [/webhook-signature/],
   }),
   one('service features', 'de', 'Wie verbinde ich plauder mit meinem Rasa-Bot?', {
