@@ -72,6 +72,51 @@ const ANAPHORA = new Set(
   ),
 );
 
+/** "The other one", "den anderen": the alternative to the word of the previous question. */
+const OTHER = new Set('other others andere anderen anderer anderes andern anderem'.split(' '));
+
+/** What a short follow-up may ask about the topic. */
+type Attribute = 'duration' | 'cost';
+/** A follow-up of at most this many words that are not stop words is short. */
+const SHORT_QUESTION = 4;
+/** Below this (confidence plus closeness to the topic), no entry gives the attribute asked. */
+const MIN_ATTRIBUTE_SCORE = 0.2;
+const ATTRIBUTE_WORDS: Readonly<Record<Attribute, ReadonlySet<string>>> = {
+  duration: new Set('lange long dauer dauert dauern duration takes take took'.split(' ')),
+  cost: new Set('kostet kosten kost cost costs price preis much teuer expensive'.split(' ')),
+};
+/** What an answer that gives the attribute contains. */
+const ATTRIBUTE_IN_ANSWER: Readonly<Record<Attribute, RegExp>> = {
+  duration:
+    /\b\d+\s*(bis \d+\s*|to \d+\s*)?(sekunden?|seconds?|minuten?|minutes?|stunden?|hours?|tagen?|tage|days?|werktagen?|working days|wochen?|weeks?|monaten?|months?)\b|\b(woche|week)\b/i,
+  cost: /\d+[.,]\d\d\s*(euro|€)|\b(euro|euros|€|\$|kostenlos|free of charge|costs? nothing)\b/i,
+};
+
+function attributeAsked(
+  tokens: readonly string[],
+  ignored: ReadonlySet<string>,
+): Attribute | undefined {
+  const content = tokens.filter((token) => !ignored.has(token));
+  if (content.length === 0 || content.length > SHORT_QUESTION) return undefined;
+  for (const attribute of Object.keys(ATTRIBUTE_WORDS) as Attribute[]) {
+    const words = ATTRIBUTE_WORDS[attribute];
+    if (tokens.some((token) => words.has(token))) return attribute;
+  }
+  return undefined;
+}
+
+/** Per attribute and entry: whether the entry's answer gives it (in either language). */
+function attributeTable(index: KnowledgeIndex): Record<Attribute, boolean[]> {
+  const gives = (pattern: RegExp) =>
+    index.entries.map((entry) =>
+      (['de', 'en'] as const).some((language) => {
+        const plan = entry.planBound ? index.facts.plans[0] : undefined;
+        return pattern.test(entry.answer(language, plan));
+      }),
+    );
+  return { duration: gives(ATTRIBUTE_IN_ANSWER.duration), cost: gives(ATTRIBUTE_IN_ANSWER.cost) };
+}
+
 const SEPARABLE_PARTICLES = new Set(
   'ab an auf aus bei ein mit nach vor weg zu zuruck zusammen fest los hoch um durch her hin'.split(
     ' ',
@@ -217,6 +262,8 @@ export function createInterpreter(
       ),
   );
 
+  const attributes = attributeTable(index);
+
   /** The joined reading of two tokens, when it says more than the two tokens apart. */
   const joinedPair = (first: string, second: string | undefined): TermPart | undefined => {
     if (second === undefined || index.ignored.has(first) || index.ignored.has(second)) {
@@ -311,7 +358,10 @@ export function createInterpreter(
     alone: Interpretation,
   ): Interpretation | undefined => {
     const topic = context.topics[0];
-    if (topic === undefined || !opensLikeFollowUp(tokens)) return undefined;
+    const content = tokens.filter((token) => !index.ignored.has(token)).length;
+    if (topic === undefined || !(opensLikeFollowUp(tokens) || content <= SHORT_QUESTION)) {
+      return undefined;
+    }
     const words = answerWords[topic.position] as ReadonlySet<string>;
     const hit = tokens.some(
       (token) =>
@@ -334,6 +384,68 @@ export function createInterpreter(
     });
   };
 
+  /**
+   * "What about the other one?" after a question about Plus: the words of the message
+   * without "other", and in their place the alternatives to the word of the previous
+   * question (`alternatives:`, and the configured plans).
+   */
+  const otherAlternative = (
+    tokens: readonly string[],
+    context: ReadingContext,
+  ): { own: QueryUnit[] } | undefined => {
+    if (!tokens.some((token) => OTHER.has(token))) return undefined;
+    for (const unit of context.previous) {
+      for (const concept of unit.concepts) {
+        const others = index.alternatives.get(concept);
+        if (others === undefined || others.size === 0) continue;
+        const rest = unitsOf(tokens.filter((token) => !OTHER.has(token)));
+        const swapped: QueryUnit = { concepts: [...others], certainty: 1, weight: 1 };
+        return { own: [...rest, swapped] };
+      }
+    }
+    return undefined;
+  };
+
+  /**
+   * A short follow-up that asks for an attribute ("und wie lange?", "how much does that
+   * cost?") is answered by the entry whose answer gives that attribute: the topic itself, or
+   * the entry closest to it.
+   */
+  const withAttribute = (
+    attribute: Attribute,
+    combined: Interpretation,
+    context: ReadingContext,
+  ): Interpretation | undefined => {
+    const topic = context.topics[0];
+    if (topic === undefined) return undefined;
+    const gives = attributes[attribute];
+    const closeness = related[topic.position] as Float64Array;
+    let best: Match | undefined;
+    let bestScore = 0;
+    for (const entry of index.entries) {
+      if (!gives[entry.position]) continue;
+      const scored = combined.candidates.find((match) => match.entry === entry);
+      const score = (scored?.confidence ?? 0) + (closeness[entry.position] ?? 0);
+      if (score > bestScore) {
+        bestScore = score;
+        best = scored ?? {
+          entry,
+          confidence: threshold,
+          coverage: 1,
+          words: 1,
+          evidence: 1,
+          rank: threshold,
+        };
+      }
+    }
+    if (best === undefined || bestScore < MIN_ATTRIBUTE_SCORE) return undefined;
+    const match = Object.assign({}, best, { confidence: Math.max(best.confidence, threshold) });
+    return Object.assign({}, combined, {
+      outcome: { kind: 'answer' as const, match },
+      followUp: true,
+    });
+  };
+
   return {
     parse(tokens) {
       const own = unitsOf(tokens);
@@ -341,14 +453,26 @@ export function createInterpreter(
       return { tokens, own, known, alone: reading(own, own, []) };
     },
     interpret({ tokens, own, known, alone }, context) {
-      if ((context.previous.length === 0 && context.topics.length === 0) || known === 0) {
-        return alone;
+      if (context.previous.length === 0 && context.topics.length === 0) return alone;
+      const asked = attributeAsked(tokens, index.ignored);
+      if (known === 0) {
+        // "how long does it take?" after a question about ordering a laptop.
+        const byAttribute = asked === undefined ? undefined : withAttribute(asked, alone, context);
+        // "what server do I use?" after the VPN: words only the answer just given has.
+        return byAttribute ?? topicAgain(tokens, context, alone) ?? alone;
       }
+      const other = otherAlternative(tokens, context);
+      const ownUnits = other?.own ?? own;
       const combined = reading(
-        carryOver(own, context.previous, index.alternatives),
-        own,
+        carryOver(ownUnits, context.previous, index.alternatives),
+        ownUnits,
         context.topics,
       );
+      if (asked !== undefined) {
+        const byAttribute = withAttribute(asked, combined, context);
+        if (byAttribute !== undefined) return byAttribute;
+      }
+      if (other !== undefined && combined.outcome.kind === 'answer') return combined;
       const confident = combined.outcome.kind === 'answer';
       const elliptical =
         opensLikeFollowUp(tokens) || (known <= 2 && tokens.some((token) => ANAPHORA.has(token)));
