@@ -72,6 +72,28 @@ const ANAPHORA = new Set(
   ),
 );
 
+/** Function words of English and of German: which language a clause is written in. */
+const ENGLISH_MARKERS = new Set(
+  'the a an is are do does did how what when where why which my your i you it to of for can'.split(
+    ' ',
+  ),
+);
+const GERMAN_MARKERS = new Set(
+  'der die das ein eine ist sind wie was wann wo warum ich du mein dein es zu von fur kann und'.split(
+    ' ',
+  ),
+);
+
+/** More English function words than German ones: the dictionary of English applies. */
+function looksEnglish(tokens: readonly string[]): boolean {
+  let balance = 0;
+  for (const token of tokens) {
+    if (ENGLISH_MARKERS.has(token)) balance += 1;
+    else if (GERMAN_MARKERS.has(token)) balance -= 1;
+  }
+  return balance > 0;
+}
+
 /** "The other one", "den anderen": the alternative to the word of the previous question. */
 const OTHER = new Set('other others andere anderen anderer anderes andern anderem'.split(' '));
 
@@ -298,11 +320,13 @@ export function createInterpreter(
   const unitsOf = (clause: readonly string[]): QueryUnit[] => {
     const units: QueryUnit[] = [];
     const tokens = joinParticle(clause);
+    const english = looksEnglish(clause);
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i] as string;
       const pair = joinedPair(token, tokens[i + 1]);
       if (pair !== undefined) i += 1;
-      for (const part of pair === undefined ? (resolver.resolve(token) ?? []) : [pair]) {
+      for (let part of pair === undefined ? (resolver.resolve(token) ?? []) : [pair]) {
+        if (english && part.concepts.length === 0) part = resolver.shortTypo(token) ?? part;
         units.push({ concepts: part.concepts, certainty: part.certainty, weight: 1 });
       }
     }
