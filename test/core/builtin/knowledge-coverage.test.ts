@@ -233,3 +233,34 @@ describe('the shipped knowledge base covers every documented feature', () => {
     expect(uncovered).toEqual([]);
   });
 });
+
+describe('the sample conversations of the documentation', () => {
+  /** Messages sent to plauder in the README's and docs' examples, with their language. */
+  function samples(): Array<[string, Language]> {
+    const found: Array<[string, Language]> = [];
+    for (const page of pages) {
+      const text = readFileSync(page, 'utf8');
+      for (const match of text.matchAll(
+        /"message": ?"([^"]+)"|content: '([^']+)'|"content":"([^"]+)"/g,
+      )) {
+        const message = match[1] ?? match[2] ?? match[3] ?? '';
+        // Asked in German on the German door, in English on the English one.
+        const language: Language = /\b(hallo|was|kann|wie|ich)\b/i.test(message) ? 'de' : 'en';
+        if (!found.some(([m]) => m === message)) found.push([message, language]);
+      }
+    }
+    return found;
+  }
+
+  it('finds the samples', () => {
+    expect(samples().map(([message]) => message)).toContain('What can plauder do?');
+  });
+
+  it.each(samples())('answers "%s" (%s) without "I don\'t know"', async (message, language) => {
+    const reply = await core.reply({ language, message, history: [], signal });
+    expect(reply).not.toMatch(/don't know|weiß ich leider nicht|full sentence|ganzen Satz/);
+    if (/what can plauder do|was kann plauder/i.test(message)) {
+      expect(reply).toMatch(language === 'en' ? /self-hosted chat API/ : /selbst gehostete/);
+    }
+  });
+});
