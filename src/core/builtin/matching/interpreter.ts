@@ -470,6 +470,45 @@ export function createInterpreter(
     });
   };
 
+  /**
+   * A follow-up that only swaps a word of the previous question for one of its alternatives,
+   * where the answer just given names that alternative too: the same answer.
+   */
+  const alternativeInTopic = (
+    tokens: readonly string[],
+    ownUnits: readonly QueryUnit[],
+    context: ReadingContext,
+    combined: Interpretation,
+  ): Interpretation | undefined => {
+    const topic = context.topics[0];
+    if (topic === undefined) return undefined;
+    const carried = new Set(context.previous.flatMap((unit) => unit.concepts));
+    const known = ownUnits.filter((unit) => unit.concepts.length > 0);
+    const swaps = known.every((unit) =>
+      unit.concepts.some((concept) =>
+        [...(index.alternatives.get(concept) ?? [])].some((other) => carried.has(other)),
+      ),
+    );
+    if (known.length === 0 || !swaps) return undefined;
+    const words = answerWords[topic.position] as ReadonlySet<string>;
+    const named = tokens.some(
+      (token) =>
+        !index.ignored.has(token) &&
+        index.alternatives.has(index.forms.get(token) ?? -1) &&
+        formsOf(token).some((form) => words.has(form)),
+    );
+    if (!named) return undefined;
+    const match: Match = {
+      entry: topic,
+      confidence: threshold,
+      coverage: 1,
+      words: 1,
+      evidence: 1,
+      rank: threshold,
+    };
+    return Object.assign({}, combined, { outcome: { kind: 'answer' as const, match } });
+  };
+
   return {
     parse(tokens) {
       const own = unitsOf(tokens);
@@ -500,6 +539,12 @@ export function createInterpreter(
       const confident = combined.outcome.kind === 'answer';
       const elliptical =
         opensLikeFollowUp(tokens) || (known <= 2 && tokens.some((token) => ANAPHORA.has(token)));
+      // "Und in die Schweiz?" after the delivery time to Germany: the same topic for the
+      // alternative, when the answer just given covers it too.
+      if (elliptical) {
+        const same = alternativeInTopic(tokens, ownUnits, context, combined);
+        if (same !== undefined) return same;
+      }
       if (confident && (elliptical || alone.outcome.kind !== 'answer')) return combined;
       if (alone.outcome.kind !== 'answer') {
         const again = topicAgain(tokens, context, alone);
