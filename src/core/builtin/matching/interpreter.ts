@@ -72,6 +72,18 @@ const ANAPHORA = new Set(
   ),
 );
 
+/** Verbs of working and their negations: "mein Schlüssel geht nicht", "it doesn't work". */
+const WORKS = new Set(
+  'geht gehen funktioniert funktionieren klappt klappen lauft laufen work works working'.split(' '),
+);
+const NOT = new Set(['nicht', 'not', 'nie', 'never', 'kein', 'keine', 'no']);
+
+function failing(tokens: readonly string[]): boolean {
+  const at = tokens.findIndex((token) => WORKS.has(token));
+  if (at < 0) return false;
+  return tokens.some((token, i) => NOT.has(token) && Math.abs(i - at) <= 4);
+}
+
 /** Function words of English and of German: which language a clause is written in. */
 const ENGLISH_MARKERS = new Set(
   'the a an is are do does did how what when where why which my your i you it to of for can'.split(
@@ -317,8 +329,15 @@ export function createInterpreter(
     return tokens;
   };
 
+  // "geht nicht", "doesn't work": something is broken, in the words of the knowledge base.
+  const broken = ['kaputt', 'broken', 'defekt', 'working', 'funktioniert', 'fehler', 'error']
+    .map((word) => index.forms.get(word))
+    .filter((concept): concept is number => concept !== undefined);
   const unitsOf = (clause: readonly string[]): QueryUnit[] => {
     const units: QueryUnit[] = [];
+    if (broken.length > 0 && failing(clause)) {
+      units.push({ concepts: [...new Set(broken)], certainty: 1, weight: 1 });
+    }
     const tokens = joinParticle(clause);
     const english = looksEnglish(clause);
     for (let i = 0; i < tokens.length; i++) {
