@@ -20,8 +20,9 @@
  * each other in that band make a clarifying question; below it, nothing fits.
  */
 import { formsOf, type IndexedEntry, type KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import { isEnglishWord } from '../text/english-words.js';
 import { tokenize } from '../text/tokenize.js';
-import type { Match, Matcher, QueryUnit } from './matcher.js';
+import { type Match, type Matcher, type QueryUnit, UNKNOWN_WORD_WEIGHT } from './matcher.js';
 import type { TermPart, TermResolver } from './term-resolver.js';
 
 export type Outcome =
@@ -346,7 +347,10 @@ export function createInterpreter(
       if (pair !== undefined) i += 1;
       for (let part of pair === undefined ? (resolver.resolve(token) ?? []) : [pair]) {
         if (english && part.concepts.length === 0) part = resolver.shortTypo(token) ?? part;
-        units.push({ concepts: part.concepts, certainty: part.certainty, weight: 1 });
+        if (part.concepts.length === 0 && english && token.length >= 6 && isEnglishWord(token)) {
+          // "president", "upload": a real word the knowledge base does not know.
+          units.push({ concepts: [], certainty: 1, weight: 1, unknownWeight: UNKNOWN_WORD_WEIGHT });
+        } else units.push({ concepts: part.concepts, certainty: part.certainty, weight: 1 });
       }
     }
     return units;

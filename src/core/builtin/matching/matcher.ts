@@ -27,6 +27,11 @@ export interface QueryUnit {
   readonly weight: number;
   /** How sure the word is this concept: 1, less for a corrected typo. Scales `matched` only. */
   readonly certainty: number;
+  /**
+   * For a word the knowledge base does not know: how much it says that the question is about
+   * something else (default `UNKNOWN_WEIGHT`; more for a real English word).
+   */
+  readonly unknownWeight?: number;
 }
 
 export interface Match {
@@ -45,6 +50,10 @@ export interface Match {
 export const UNKNOWN_WEIGHT = 0.5;
 export const FULL_EVIDENCE = 0.9;
 const MAX_UNKNOWN = 3;
+/** The most unknown words may weigh together. */
+const UNKNOWN_CAP = MAX_UNKNOWN * UNKNOWN_WEIGHT;
+/** A real English word the knowledge base does not know names another topic. */
+export const UNKNOWN_WORD_WEIGHT = 1;
 const SPECIFIC_BONUS = 0.01;
 const EXAMPLE_BONUS = 0.02;
 /**
@@ -129,12 +138,18 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       }
       if (exampleIdf > 0) exampleTotal += unit.weight * exampleIdf;
       else {
-        unknownForExamples += 1;
-        if (unknownForExamples <= MAX_UNKNOWN) exampleTotal += unit.weight * UNKNOWN_WEIGHT;
+        const add = Math.min(
+          unit.unknownWeight ?? UNKNOWN_WEIGHT,
+          UNKNOWN_CAP - unknownForExamples,
+        );
+        if (add > 0) exampleTotal += unit.weight * add;
+        unknownForExamples += add;
       }
       if (keywordIdf === 0) {
-        unknown += 1;
-        if (unknown <= MAX_UNKNOWN) total += unit.weight * UNKNOWN_WEIGHT;
+        // Unknown words count up to a cap: a question told with a long story around it.
+        const add = Math.min(unit.unknownWeight ?? UNKNOWN_WEIGHT, UNKNOWN_CAP - unknown);
+        if (add > 0) total += unit.weight * add;
+        unknown += add;
         continue;
       }
       total += unit.weight * keywordIdf;
