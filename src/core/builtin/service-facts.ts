@@ -85,6 +85,7 @@ export function readServiceFacts(env: Env): ServiceFacts {
     messageMaxChars: integer(env.PLAUDER_MESSAGE_MAX_CHARS, DEFAULT_SERVICE_FACTS.messageMaxChars),
     idempotencyTtlMs:
       parseDuration(env.PLAUDER_IDEMPOTENCY_TTL || '24h') ?? DEFAULT_SERVICE_FACTS.idempotencyTtlMs,
-    keyConcurrency: integer(env.PLAUDER_KEY_CONCURRENCY, DEFAULT_SERVICE_FACTS.keyConcurrency),
+    // The service's default until the configuration declares the per-key concurrency limit.
+    keyConcurrency: DEFAULT_SERVICE_FACTS.keyConcurrency,
   });
 }
