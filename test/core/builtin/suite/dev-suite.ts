@@ -135,6 +135,11 @@ export const PLAUDER_DEV: readonly Conversation[] = [
   one('typos and slang', 'en', 'how do i revokee a kee', { facts: [/keys revoke/] }),
   one('typos and slang', 'en', 'wen does the cuonter reset', { facts: [/UTC/] }),
   one('typos and slang', 'de', 'wie krieg ich nen api schlüsel', { facts: [/keys create/] }),
+  one('typos and slang', 'de', 'wie lange bleibt ne sesion gespeichert', { facts: [/30 Tage/] }),
+  one('typos and slang', 'de', 'kann ich den schlüsel rotiern', { facts: [/keys rotate/] }),
+  one('typos and slang', 'en', 'how many reqeusts on standrad', { facts: [/\b1[.,]?000\b/] }),
+  one('typos and slang', 'en', 'whre do i see my usgae', { facts: [/\/api\/usage/] }),
+  one('typos and slang', 'en', 'can i delet a sesion', { facts: [/DELETE \/api\/sessions/] }),
 
   one(
     'long stories',
@@ -168,6 +173,11 @@ export const PLAUDER_DEV: readonly Conversation[] = [
   one('out of scope', 'en', 'What is the weather like in Paris?', { kind: 'fallback' }),
   one('out of scope', 'de', 'Wer hat die Fußball-WM 2014 gewonnen?', { kind: 'fallback' }),
   one('out of scope', 'en', 'Can you recommend a good book?', { kind: 'fallback' }),
+  one('out of scope', 'en', 'What is the capital of Australia?', { kind: 'fallback' }),
+  one('out of scope', 'en', 'How do I bake bread?', { kind: 'fallback' }),
+  one('out of scope', 'en', 'Which programming language is the best?', { kind: 'fallback' }),
+  one('out of scope', 'de', 'Kannst du mir einen Witz erzählen?', { kind: 'fallback' }),
+  one('out of scope', 'de', 'Wer ist der Bundeskanzler?', { kind: 'fallback' }),
 ];
 
 /** The coffee shop of `fixtures/shop.kb`. */
