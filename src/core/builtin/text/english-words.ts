@@ -10,6 +10,8 @@
 import dictionary from 'dictionary-en';
 import { foldText } from './tokenize.js';
 
+const ASCII = /^[\x20-\x7e]*$/;
+
 function readStems(dic: Uint8Array): Set<string> {
   const text = new TextDecoder('utf-8').decode(dic);
   const stems = new Set<string>();
@@ -17,7 +19,8 @@ function readStems(dic: Uint8Array): Set<string> {
   for (const line of text.split('\n').slice(1)) {
     const slash = line.indexOf('/');
     const stem = (slash < 0 ? line : line.slice(0, slash)).trim();
-    if (stem !== '') stems.add(foldText(stem));
+    // Folding (accents) is costly and only needed for the few stems that are not ASCII.
+    if (stem !== '') stems.add(ASCII.test(stem) ? stem.toLowerCase() : foldText(stem));
   }
   return stems;
 }
