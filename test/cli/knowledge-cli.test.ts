@@ -46,10 +46,10 @@ describe('plauder kb check', () => {
       `${file}:7: entry id "Weather 2" must be lower-case letters, digits and "-"`,
       `${file}:7: entry [Weather 2] has no "topic-de:"`,
       `${file}:7: entry [Weather 2] has no "topic-en:"`,
-      `${file}:7: entry [Weather 2] has no "keywords:"`,
+      `${file}:7: entry [Weather 2] has neither "example:" nor "keywords:"`,
       `${file}:7: entry [Weather 2] has no "de:"`,
       `${file}:7: entry [Weather 2] has no "en:"`,
-      `${file}:8: unknown field "colour:" in entry [Weather 2] (known: topic-de, topic-en, keywords, requires, de, en)`,
+      `${file}:8: unknown field "colour:" in entry [Weather 2] (known: topic-de, topic-en, example, keywords, requires, de, en)`,
       `11 problems in ${file}`,
     ]);
   });

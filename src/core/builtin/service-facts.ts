@@ -2,8 +2,9 @@
  * @module core/builtin/service-facts
  * What the built-in core states about the service it runs in, taken from the running
  * configuration instead of being written into the knowledge base by hand: the plans and
- * their limits, the quota's time zone, how long sessions are kept, the memory window and
- * the longest message. Answers refer to them with placeholders (`{plan-limit}`,
+ * their limits, the quota's time zone, how long sessions are kept, the memory window, the
+ * longest message, how long idempotent answers are kept and how many requests a key may
+ * have in flight. Answers refer to them with placeholders (`{plan-limit}`,
  * `{timezone}`, ...; see `knowledge/answer-template.ts` and `knowledge/README.md`).
  *
  * The facts are read from the same environment variables, with the same parsers and
@@ -30,6 +31,10 @@ export interface ServiceFacts {
   /** Earlier turns the core receives per session. */
   readonly sessionWindow: number;
   readonly messageMaxChars: number;
+  /** How long the answer to a request with an `Idempotency-Key` is replayed. */
+  readonly idempotencyTtlMs: number;
+  /** Chat requests one key may have in flight at once. */
+  readonly keyConcurrency: number;
 }
 
 export const DEFAULT_SERVICE_FACTS: ServiceFacts = Object.freeze({
@@ -41,6 +46,8 @@ export const DEFAULT_SERVICE_FACTS: ServiceFacts = Object.freeze({
   sessionTtlMs: 30 * 86_400_000,
   sessionWindow: 20,
   messageMaxChars: 4000,
+  idempotencyTtlMs: 24 * 3_600_000,
+  keyConcurrency: 16,
 });
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -76,5 +83,8 @@ export function readServiceFacts(env: Env): ServiceFacts {
       parseDuration(env.PLAUDER_SESSION_TTL || '30d') ?? DEFAULT_SERVICE_FACTS.sessionTtlMs,
     sessionWindow: integer(env.PLAUDER_SESSION_WINDOW, DEFAULT_SERVICE_FACTS.sessionWindow),
     messageMaxChars: integer(env.PLAUDER_MESSAGE_MAX_CHARS, DEFAULT_SERVICE_FACTS.messageMaxChars),
+    idempotencyTtlMs:
+      parseDuration(env.PLAUDER_IDEMPOTENCY_TTL || '24h') ?? DEFAULT_SERVICE_FACTS.idempotencyTtlMs,
+    keyConcurrency: integer(env.PLAUDER_KEY_CONCURRENCY, DEFAULT_SERVICE_FACTS.keyConcurrency),
   });
 }

@@ -74,10 +74,10 @@ const BROKEN: ReadonlyArray<readonly [string, string, number, string]> = [
     'entry [weather] has no "topic-de:"',
   ],
   [
-    'missing keywords',
+    'neither examples nor keywords',
     ENTRY.replace('keywords: wetter\n', ''),
     1,
-    'entry [weather] has no "keywords:"',
+    'entry [weather] has neither "example:" nor "keywords:"',
   ],
   [
     'a duplicate answer',

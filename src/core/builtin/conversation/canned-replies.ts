@@ -33,7 +33,9 @@ export function smallTalkReply(
   const greet = has('greeting') ? phrases.greetingPrefix(name) : undefined;
   if (has('identity'))
     return joinSentences(greet, base.intro?.[language] ?? phrases.identity(base.name));
-  if (has('capabilities')) return joinSentences(greet, phrases.capabilities(topics));
+  if (has('capabilities')) {
+    return joinSentences(greet, base.capabilities?.[language], phrases.capabilities(topics));
+  }
   if (has('help')) return joinSentences(greet, phrases.help(topics));
   if (has('wellbeing')) return joinSentences(greet, phrases.wellbeing());
   if (has('goodbye')) {

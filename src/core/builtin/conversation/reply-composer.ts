@@ -29,7 +29,7 @@ import {
   readMessage,
 } from './message-reader.js';
 import { PHRASES } from './phrases.js';
-import { createSmallTalkDetector } from './small-talk.js';
+import { createSmallTalkDetector, type SmallTalkKind } from './small-talk.js';
 import { createNameReader } from './user-memory.js';
 
 /** How many tokens of a message are read: bounds the work for very long messages. */
@@ -43,6 +43,17 @@ const PARSE_CACHE_LIMIT = 512;
 const MAX_ANSWERS = 3;
 /** Topics offered when the knowledge base names none. */
 const DEFAULT_OFFER_COUNT = 5;
+/** Dialogue acts that make a message without a question complete on its own. */
+const SOCIAL: ReadonlySet<SmallTalkKind> = new Set([
+  'greeting',
+  'wellbeing',
+  'thanks',
+  'goodbye',
+  'identity',
+  'capabilities',
+  'help',
+  'acknowledgement',
+]);
 const FOLLOW_UP_ONLY = new Set(['und', 'and', 'jetzt', 'now', 'nun', 'so', 'also', 'na']);
 
 export interface ReplyComposer {
@@ -117,6 +128,21 @@ function withoutAnswer(
   return unknownReply(candidates, language, parts.topics[language]);
 }
 
+/** A complaint without a question is likely about these topics (at most two). */
+const LIKELY = 0.3;
+
+function likelyTopics(clauses: readonly ClauseReading[], language: Language): string[] {
+  const topics: string[] = [];
+  const candidates = clauses.flatMap((clause) => clause.reading.candidates);
+  candidates.sort((a, b) => b.confidence - a.confidence);
+  for (const match of candidates) {
+    if (match.confidence < LIKELY || topics.length >= 2) break;
+    const topic = match.entry.entry.topic[language];
+    if (!topics.includes(topic)) topics.push(topic);
+  }
+  return topics;
+}
+
 function isBareFollowUp(message: string): boolean {
   const tokens = tokenize(message, 8);
   return (
@@ -133,13 +159,20 @@ function compose(
 ): string {
   const phrases = PHRASES[language];
   const topics = parts.topics[language];
-  const { statement, kinds, upset, clauses } = analysis;
+  const { statement, kinds, upset } = analysis;
   const has = (kind: (typeof kinds)[number]) => kinds.includes(kind);
   const name = statement ?? state.name;
+  const answers = answersOf(parts, analysis.clauses, language);
+  // "thanks I guess", "you are useless": no question and nothing that fits is no reason to
+  // say "I don't know"; the thanks or the insult is what the message is about.
+  const social = upset || kinds.some((kind) => SOCIAL.has(kind));
+  const clauses =
+    answers.length === 0 && social && !analysis.clauses.some((clause) => clause.question)
+      ? []
+      : analysis.clauses;
   const askName =
     has('askName') || (state.lastAskedName && clauses.length === 0 && isBareFollowUp(message));
 
-  const answers = answersOf(parts, clauses, language);
   const opening: Array<string | undefined> = [];
   if (statement !== undefined) opening.push(phrases.introduced(statement.address));
   else if (has('greeting') && (answers.length > 0 || clauses.length > 0 || askName)) {
@@ -161,7 +194,14 @@ function compose(
     const closing = has('goodbye') ? phrases.goodbye(undefined) : undefined;
     return joinSentences(...opening, upset ? phrases.calm() : undefined, small, ...rest, closing);
   }
-  if (upset) return joinSentences(...opening, phrases.calmOnly(topics));
+  if (upset) {
+    // "Your stupid API keeps throwing 401s": no question, but a topic it is likely about.
+    const guesses = likelyTopics(analysis.clauses, language);
+    if (guesses.length > 0) {
+      return joinSentences(...opening, phrases.calm(), phrases.clarify(guesses));
+    }
+    return joinSentences(...opening, phrases.calmOnly(topics));
+  }
   const smallKinds = kinds.filter(
     (kind) => kind !== 'askName' && (statement === undefined || kind !== 'greeting'),
   );

@@ -57,7 +57,12 @@ const PHRASES: Readonly<Record<SmallTalkKind, string>> = {
   capabilities: `was kannst du | was weisst du | wobei kannst du | wobei hilfst du
     | was kann ich dich fragen | was kann ich fragen | welche themen | woruber weisst du
     | was machst du | what can you do | what do you know | what can i ask | what topics
-    | which topics | what can you help | how can you help | what do you do`,
+    | which topics | what can you help | how can you help | what do you do | what are you for
+    | womit kannst du | wofur bist du | was bietest du | what do you offer
+    | was kann ${NAME} | was kann ${NAME} alles | was macht ${NAME} | wofur ist ${NAME}
+    | wozu ist ${NAME} | wozu dient ${NAME} | was kann ich mit ${NAME} | was bietet ${NAME}
+    | what can ${NAME} do | what does ${NAME} do | what is ${NAME} for | what is ${NAME} good for
+    | what can i do with ${NAME} | what does ${NAME} offer | what can ${NAME}`,
   help: `hilfe | help | hilf mir | help me | ich brauche hilfe | i need help
     | kannst du mir helfen | can you help me | wie funktioniert das | how does this work`,
   askName: `wie heisse ich | wie heiss ich | wie ich heisse | wie ist mein name | wer bin ich
@@ -138,6 +143,65 @@ function createCanonicalizer(vocabulary: ReadonlySet<string>): (token: string) =
   };
 }
 
+/** Openers of a question about the assistant itself: "are you …", "am I talking to …". */
+const SELF_OPENERS: ReadonlyArray<readonly string[]> = [
+  ['are', 'you'],
+  ['r', 'u'],
+  ['bist', 'du'],
+  ['sind', 'sie'],
+  ['am', 'i', 'talking', 'to'],
+  ['am', 'i', 'chatting', 'with'],
+  ['am', 'i', 'speaking', 'to'],
+  ['am', 'i', 'writing', 'to'],
+  ['is', 'this'],
+  ['ist', 'das'],
+  ['spreche', 'ich', 'mit'],
+  ['rede', 'ich', 'mit'],
+  ['schreibe', 'ich', 'mit'],
+  ['chatte', 'ich', 'mit'],
+];
+/** What the assistant may be asked to be: a human, a bot, ... */
+const NATURE = new Set(
+  `human humans mensch menschen person bot chatbot robot roboter ki ai machine maschine
+  mitarbeiter mitarbeiterin employee llm gpt chatgpt`.split(/\s+/),
+);
+/** Only right after "are you" / "bist du": "Are you real?", "Bist du ein Programm?". */
+const NATURE_OF_YOU = new Set(
+  `real echt echter echte echtes wirklich menschlich program programm computer software
+  artificial kunstliche kunstlich automated automatisch automatisiert agent`.split(/\s+/),
+);
+/** How far after the opener the nature word may come ("are you actually a real person"). */
+const NATURE_WINDOW = 5;
+
+/**
+ * A question about what the assistant is ("Are you a real person?", "Bist du ein echter
+ * Mensch oder ein Programm?"): the span of tokens it takes, or undefined.
+ */
+function selfQuestion(words: readonly string[]): [number, number] | undefined {
+  for (let at = 0; at < words.length; at++) {
+    for (const opener of SELF_OPENERS) {
+      if (!opener.every((word, i) => words[at + i] === word)) continue;
+      const start = at + opener.length;
+      const direct =
+        opener[0] === 'are' || opener[0] === 'r' || opener[0] === 'bist' || opener[0] === 'sind';
+      let end = -1;
+      for (let k = start; k < Math.min(words.length, start + NATURE_WINDOW); k++) {
+        const word = words[k] as string;
+        if (NATURE.has(word) || (direct && NATURE_OF_YOU.has(word))) end = k + 1;
+      }
+      if (end > 0) {
+        // "... oder ein Programm?": the alternative belongs to the same question.
+        for (let k = end; k < Math.min(words.length, end + 4); k++) {
+          const word = words[k] as string;
+          if (NATURE.has(word) || NATURE_OF_YOU.has(word)) end = k + 1;
+        }
+        return [at, end];
+      }
+    }
+  }
+  return undefined;
+}
+
 /** `nameTokens`: the assistant's name, tokenized (for "what is plauder?"). */
 export function createSmallTalkDetector(nameTokens: readonly string[]): SmallTalkDetector {
   const byFirst = compile(nameTokens);
@@ -156,8 +220,14 @@ export function createSmallTalkDetector(nameTokens: readonly string[]): SmallTal
       const words = tokens.map(canonical);
       const kinds: SmallTalkKind[] = [];
       const rest: string[] = [];
+      const self = selfQuestion(words);
       let at = 0;
       while (at < words.length) {
+        if (self !== undefined && at === self[0]) {
+          if (!kinds.includes('identity')) kinds.push('identity');
+          at = self[1];
+          continue;
+        }
         const phrase = matchAt(words, at);
         if (phrase === undefined) {
           rest.push(tokens[at] as string);

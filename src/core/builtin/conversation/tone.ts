@@ -24,7 +24,72 @@ const WORDS = new Set(
     .split(/\s+/)
     .filter((word) => word.length > 0),
 );
-const INSULTED = new Set(['bot', 'ding', 'teil', 'thing', 'machine', 'maschine', 'tool']);
+/**
+ * Beginnings of insulting or scornful words, so that inflected and superlative forms are
+ * found too ("dümmste", "unfähigen", "worst", "nutzloses").
+ */
+const STEMS = [
+  'dumm',
+  'blod',
+  'stupid',
+  'idiot',
+  'nutzlos',
+  'useless',
+  'unfahig',
+  'unbrauchbar',
+  'inkompetent',
+  'incompetent',
+  'worst',
+  'schlechtest',
+  'schrott',
+  'bescheuert',
+  'bekloppt',
+  'scheiss',
+  'beschissen',
+  'kacke',
+  'fuck',
+  'shit',
+  'crap',
+  'pathetic',
+  'terrible',
+  'horrible',
+  'awful',
+  'schrecklich',
+  'furchtbar',
+  'miserabel',
+  'katastroph',
+  'lacherlich',
+  'ridiculous',
+  'versager',
+  'loser',
+  'moron',
+  'garbage',
+];
+const MIN_STEM_MATCH = 4;
+
+function scornful(token: string): boolean {
+  if (WORDS.has(token)) return true;
+  if (token.length < MIN_STEM_MATCH) return false;
+  for (const stem of STEMS) if (token.startsWith(stem)) return true;
+  return false;
+}
+
+const INSULTED = new Set([
+  'bot',
+  'ding',
+  'teil',
+  'thing',
+  'machine',
+  'maschine',
+  'tool',
+  'service',
+  'shop',
+  'laden',
+  'verein',
+  'support',
+  'program',
+  'programm',
+]);
 const PHRASES: ReadonlyArray<readonly string[]> = [
   ['fed', 'up'],
   ['shut', 'up'],
@@ -69,7 +134,7 @@ export function detectTone(tokens: readonly string[]): Tone {
       continue;
     }
     const token = tokens[i] as string;
-    if (!WORDS.has(token)) {
+    if (!scornful(token)) {
       rest.push(token);
       continue;
     }

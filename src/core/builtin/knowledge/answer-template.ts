@@ -19,6 +19,8 @@ const PLACEHOLDERS = [
   'session-ttl',
   'session-window',
   'message-max-chars',
+  'idempotency-ttl',
+  'key-concurrency',
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 /** Placeholders that need the plan of the question. */
@@ -129,6 +131,10 @@ function value(
       return String(facts.sessionWindow);
     case 'message-max-chars':
       return String(facts.messageMaxChars);
+    case 'idempotency-ttl':
+      return duration(facts.idempotencyTtlMs, language);
+    case 'key-concurrency':
+      return String(facts.keyConcurrency);
   }
 }
 

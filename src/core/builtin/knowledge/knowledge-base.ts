@@ -20,6 +20,8 @@ export interface KnowledgeEntry {
   readonly answer: Readonly<Record<Language, Located>>;
   /** Keywords and phrases, in any language. */
   readonly keywords: readonly Located[];
+  /** Example questions in the users' words, in any language. */
+  readonly examples: readonly Located[];
   /** Each group: at least one of its words must occur in the question. */
   readonly requires: ReadonlyArray<readonly Located[]>;
 }
@@ -30,6 +32,8 @@ export interface KnowledgeBase {
   readonly name: string;
   /** The answer to "who are you?", when the file gives one. */
   readonly intro: Readonly<Record<Language, string>> | undefined;
+  /** What the service or assistant does: the start of the answer to "what can you do?". */
+  readonly capabilities: Readonly<Record<Language, string>> | undefined;
   /** Groups of words that mean the same thing. */
   readonly synonyms: ReadonlyArray<readonly Located[]>;
   /** Groups of words that name alternatives; in a follow-up, one replaces another. */

@@ -28,6 +28,10 @@ export interface IndexedEntry {
   readonly requires: ReadonlyArray<readonly number[]>;
   /** Whether the answer names the plan of the question (`{plan}`, `{plan-limit}`). */
   readonly planBound: boolean;
+  /** The concepts of each example question (stop words left out), for nearest-example matching. */
+  readonly examples: ReadonlyArray<Int32Array>;
+  /** The concepts of all its example questions. */
+  readonly exampleConcepts: ReadonlySet<number>;
   /** The answer with the service's facts filled in; `plan` for plan-bound answers. */
   answer(language: Language, plan?: PlanFacts): string;
 }
@@ -39,8 +43,10 @@ export interface KnowledgeIndex {
   /** Entries offered as topics when no answer is found. */
   readonly offer: readonly IndexedEntry[];
   readonly conceptCount: number;
-  /** Per concept: ln(1 + N/df) / ln(1 + N), in (0, 1]. */
+  /** Per concept: ln(1 + N/df) / ln(1 + N), in (0, 1], df counting the entries whose keywords have it. */
   readonly idf: Float64Array;
+  /** The same, df counting the entries whose keywords or example questions have it. */
+  readonly exampleIdf: Float64Array;
   /** Per concept: the positions of the entries that use it. */
   readonly postings: ReadonlyArray<readonly number[]>;
   /** Every form (word or stem) of the vocabulary → its concept. */
@@ -54,6 +60,8 @@ export interface KnowledgeIndex {
 }
 
 const PLAN_ITEM = '{plan}';
+/** German verb endings the stemmer leaves alone (as in `matching/term-resolver.ts`). */
+const VERB_ENDINGS = ['est', 'et', 'st', 't'] as const;
 
 /** The forms under which a word is found: itself and its stems in both languages. */
 export function formsOf(word: string): string[] {
@@ -122,6 +130,8 @@ function singleWord(item: Located, context: Context, what: string): string | und
 interface EntryWords {
   readonly words: string[];
   readonly requires: string[][];
+  /** The words of each example question. */
+  readonly examples: string[][];
 }
 
 function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
@@ -134,7 +144,21 @@ function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
     const topicWords = [entry.topic.de, entry.topic.en].flatMap((topic) =>
       tokenize(topic).filter((word) => !context.ignored.has(word)),
     );
-    return { words: [...keywords, ...topicWords, ...requires.flat()], requires };
+    const examples = entry.examples.map((example) => {
+      const words = tokenize(example.text).filter((word) => !context.ignored.has(word));
+      if (words.length === 0) {
+        context.problems.add(
+          example.line,
+          `example "${example.text}" has only stop words and can never match`,
+        );
+      }
+      return words;
+    });
+    return {
+      words: [...keywords, ...topicWords, ...requires.flat()],
+      requires,
+      examples,
+    };
   });
 }
 
@@ -155,6 +179,23 @@ function buildConcepts(base: KnowledgeBase, entryWords: EntryWords[], context: C
     for (const item of group) {
       const word = singleWord(item, context, 'alternative');
       if (word !== undefined) addWord(word);
+    }
+  }
+  // The words of example questions join the concept of a form already known, and never
+  // join two known concepts: an example must not change what the keywords mean.
+  const known = new Set(sets.keys());
+  for (const { examples } of entryWords) {
+    for (const word of examples.flat()) {
+      const forms = formsOf(word);
+      // "kostet" → "kost": a German verb form the stemmer leaves alone.
+      const verb = VERB_ENDINGS.map((ending) =>
+        word.length - ending.length >= 4 && word.endsWith(ending)
+          ? word.slice(0, -ending.length)
+          : '',
+      ).filter((stem) => stem !== '');
+      const anchor = [...forms, ...verb.flatMap(formsOf)].find((form) => known.has(form));
+      if (anchor === undefined) for (const form of forms) sets.union(word, form);
+      else sets.union(anchor, word);
     }
   }
   const conceptOfRoot = new Map<string, number>();
@@ -249,11 +290,23 @@ export function buildKnowledgeIndex(
     for (const concept of concepts) postings[concept]?.push(position);
     return concepts;
   });
+  const exampleSets = entryWords.map(
+    ({ examples }) => new Set(examples.flat().flatMap((word) => conceptOf(word) ?? [])),
+  );
   const n = base.entries.length;
+  const weigh = (df: number) => (df === 0 ? 0 : Math.log(1 + n / df) / Math.log(1 + n));
   const idf = new Float64Array(conceptCount);
   postings.forEach((list, concept) => {
-    idf[concept] = list.length === 0 ? 0 : Math.log(1 + n / list.length) / Math.log(1 + n);
+    idf[concept] = weigh(list.length);
   });
+  const exampleDf = new Int32Array(conceptCount);
+  conceptSets.forEach((concepts, position) => {
+    const examples = exampleSets[position] as Set<number>;
+    for (const concept of new Set([...concepts, ...examples])) {
+      exampleDf[concept] = (exampleDf[concept] as number) + 1;
+    }
+  });
+  const exampleIdf = Float64Array.from(exampleDf, weigh);
   checkAnswers(base, problems);
   const entries = base.entries.map((entry, position): IndexedEntry => {
     const concepts = conceptSets[position] ?? new Set<number>();
@@ -261,6 +314,9 @@ export function buildKnowledgeIndex(
       group.flatMap((word) => conceptOf(word) ?? []),
     );
     const planBound = needsPlan(entry.answer.de.text) || needsPlan(entry.answer.en.text);
+    const examples = (entryWords[position]?.examples ?? []).map((words) =>
+      Int32Array.from(new Set(words.flatMap((word) => conceptOf(word) ?? []))),
+    );
     const fixed = {
       de: renderAnswer(entry.answer.de.text, facts, 'de'),
       en: renderAnswer(entry.answer.en.text, facts, 'en'),
@@ -271,6 +327,8 @@ export function buildKnowledgeIndex(
       concepts,
       requires,
       planBound,
+      examples,
+      exampleConcepts: exampleSets[position] ?? new Set<number>(),
       answer: (language, plan) =>
         planBound && plan !== undefined
           ? renderAnswer(entry.answer[language].text, facts, language, plan)
@@ -291,6 +349,7 @@ export function buildKnowledgeIndex(
     offer,
     conceptCount,
     idf,
+    exampleIdf,
     postings,
     forms,
     alternatives: buildAlternatives(base, context, conceptOf, plans),

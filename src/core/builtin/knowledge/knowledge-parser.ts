@@ -17,12 +17,30 @@ const HEADER_FIELDS = [
   'name',
   'intro-de',
   'intro-en',
+  'capabilities-de',
+  'capabilities-en',
   'synonyms',
   'alternatives',
   'offer',
 ] as const;
-const ENTRY_FIELDS = ['topic-de', 'topic-en', 'keywords', 'requires', 'de', 'en'] as const;
-const LIST_FIELDS = new Set(['synonyms', 'alternatives', 'offer', 'keywords', 'requires']);
+const ENTRY_FIELDS = [
+  'topic-de',
+  'topic-en',
+  'example',
+  'keywords',
+  'requires',
+  'de',
+  'en',
+] as const;
+/** Fields that may be repeated: lists, and one example question per line. */
+const LIST_FIELDS = new Set([
+  'synonyms',
+  'alternatives',
+  'offer',
+  'keywords',
+  'requires',
+  'example',
+]);
 const SECTION = /^\[([^\]]*)\]\s*$/;
 const FIELD = /^([A-Za-z][A-Za-z-]*)\s*:(.*)$/;
 const ENTRY_ID = /^[a-z0-9][a-z0-9-]*$/;
@@ -173,8 +191,11 @@ function parseEntry(
   };
   const topicDe = required('topic-de');
   const topicEn = required('topic-en');
-  if (keywords.length === 0 && !written.has('keywords')) {
-    problems.add(section.line, `entry [${id}] has no "keywords:"`);
+  const examples = (fields.get('example') ?? []).map(
+    (field): Located => ({ text: field.value, line: field.line }),
+  );
+  if (keywords.length === 0 && examples.length === 0 && !written.has('keywords')) {
+    problems.add(section.line, `entry [${id}] has neither "example:" nor "keywords:"`);
   }
   const de = required('de');
   const en = required('en');
@@ -187,20 +208,21 @@ function parseEntry(
     topic: { de: topicDe?.text ?? '', en: topicEn?.text ?? '' },
     answer: { de: de ?? missing, en: en ?? missing },
     keywords,
+    examples,
     requires: (fields.get('requires') ?? []).map((field) => splitList(field, problems)),
   };
 }
 
 function parseHeader(section: RawSection, problems: ProblemList) {
   const fields = checkFields(section, HEADER_FIELDS, problems);
-  const introDe = located(fields, 'intro-de');
-  const introEn = located(fields, 'intro-en');
-  if ((introDe === undefined) !== (introEn === undefined)) {
-    problems.add(
-      (introDe ?? introEn)?.line ?? 1,
-      'give both "intro-de:" and "intro-en:", or neither',
-    );
-  }
+  const pair = (name: string) => {
+    const de = located(fields, `${name}-de`);
+    const en = located(fields, `${name}-en`);
+    if ((de === undefined) !== (en === undefined)) {
+      problems.add((de ?? en)?.line ?? 1, `give both "${name}-de:" and "${name}-en:", or neither`);
+    }
+    return de !== undefined && en !== undefined ? { de: de.text, en: en.text } : undefined;
+  };
   const groups = (name: string) =>
     (fields.get(name) ?? []).flatMap((field) => {
       const group = splitList(field, problems);
@@ -210,10 +232,8 @@ function parseHeader(section: RawSection, problems: ProblemList) {
     });
   return {
     name: located(fields, 'name')?.text ?? 'plauder',
-    intro:
-      introDe !== undefined && introEn !== undefined
-        ? { de: introDe.text, en: introEn.text }
-        : undefined,
+    intro: pair('intro'),
+    capabilities: pair('capabilities'),
     synonyms: groups('synonyms'),
     alternatives: groups('alternatives'),
     offer: (fields.get('offer') ?? []).flatMap((field) => splitList(field, problems)),

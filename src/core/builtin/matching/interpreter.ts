@@ -20,8 +20,9 @@
  * each other in that band make a clarifying question; below it, nothing fits.
  */
 import { formsOf, type IndexedEntry, type KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import { isEnglishWord } from '../text/english-words.js';
 import { tokenize } from '../text/tokenize.js';
-import type { Match, Matcher, QueryUnit } from './matcher.js';
+import { type Match, type Matcher, type QueryUnit, UNKNOWN_WORD_WEIGHT } from './matcher.js';
 import type { TermPart, TermResolver } from './term-resolver.js';
 
 type Outcome =
@@ -71,6 +72,85 @@ const ANAPHORA = new Set(
     ' ',
   ),
 );
+
+/** Verbs of working and their negations: "mein Schlüssel geht nicht", "it doesn't work". */
+const WORKS = new Set(
+  'geht gehen funktioniert funktionieren klappt klappen lauft laufen work works working'.split(' '),
+);
+const NOT = new Set(['nicht', 'not', 'nie', 'never', 'kein', 'keine', 'no']);
+
+function failing(tokens: readonly string[]): boolean {
+  const at = tokens.findIndex((token) => WORKS.has(token));
+  if (at < 0) return false;
+  return tokens.some((token, i) => NOT.has(token) && Math.abs(i - at) <= 4);
+}
+
+/** Function words of English and of German: which language a clause is written in. */
+const ENGLISH_MARKERS = new Set(
+  'the a an is are do does did how what when where why which my your i you it to of for can'.split(
+    ' ',
+  ),
+);
+const GERMAN_MARKERS = new Set(
+  'der die das ein eine ist sind wie was wann wo warum ich du mein dein es zu von fur kann und'.split(
+    ' ',
+  ),
+);
+
+/** More English function words than German ones: the dictionary of English applies. */
+function looksEnglish(tokens: readonly string[]): boolean {
+  let balance = 0;
+  for (const token of tokens) {
+    if (ENGLISH_MARKERS.has(token)) balance += 1;
+    else if (GERMAN_MARKERS.has(token)) balance -= 1;
+  }
+  return balance > 0;
+}
+
+/** "The other one", "den anderen": the alternative to the word of the previous question. */
+const OTHER = new Set('other others andere anderen anderer anderes andern anderem'.split(' '));
+
+/** What a short follow-up may ask about the topic. */
+type Attribute = 'duration' | 'cost';
+/** A follow-up of at most this many words that are not stop words is short. */
+const SHORT_QUESTION = 4;
+/** Below this (confidence plus closeness to the topic), no entry gives the attribute asked. */
+const MIN_ATTRIBUTE_SCORE = 0.2;
+const ATTRIBUTE_WORDS: Readonly<Record<Attribute, ReadonlySet<string>>> = {
+  duration: new Set('lange long dauer dauert dauern duration takes take took'.split(' ')),
+  cost: new Set('kostet kosten kost cost costs price preis much teuer expensive'.split(' ')),
+};
+/** What an answer that gives the attribute contains. */
+const ATTRIBUTE_IN_ANSWER: Readonly<Record<Attribute, RegExp>> = {
+  duration:
+    /\b\d+\s*(bis \d+\s*|to \d+\s*)?(sekunden?|seconds?|minuten?|minutes?|stunden?|hours?|tagen?|tage|days?|werktagen?|working days|wochen?|weeks?|monaten?|months?)\b|\b(woche|week)\b/i,
+  cost: /\d+[.,]\d\d\s*(euro|€)|\b(euro|euros|€|\$|kostenlos|free of charge|costs? nothing)\b/i,
+};
+
+function attributeAsked(
+  tokens: readonly string[],
+  ignored: ReadonlySet<string>,
+): Attribute | undefined {
+  const content = tokens.filter((token) => !ignored.has(token));
+  if (content.length === 0 || content.length > SHORT_QUESTION) return undefined;
+  for (const attribute of Object.keys(ATTRIBUTE_WORDS) as Attribute[]) {
+    const words = ATTRIBUTE_WORDS[attribute];
+    if (tokens.some((token) => words.has(token))) return attribute;
+  }
+  return undefined;
+}
+
+/** Per attribute and entry: whether the entry's answer gives it (in either language). */
+function attributeTable(index: KnowledgeIndex): Record<Attribute, boolean[]> {
+  const gives = (pattern: RegExp) =>
+    index.entries.map((entry) =>
+      (['de', 'en'] as const).some((language) => {
+        const plan = entry.planBound ? index.facts.plans[0] : undefined;
+        return pattern.test(entry.answer(language, plan));
+      }),
+    );
+  return { duration: gives(ATTRIBUTE_IN_ANSWER.duration), cost: gives(ATTRIBUTE_IN_ANSWER.cost) };
+}
 
 const SEPARABLE_PARTICLES = new Set(
   'ab an auf aus bei ein mit nach vor weg zu zuruck zusammen fest los hoch um durch her hin'.split(
@@ -163,7 +243,8 @@ function carryOver(
 }
 
 function matchesOwn(match: Match, own: readonly QueryUnit[]): boolean {
-  return own.some((unit) => unit.concepts.some((c) => match.entry.concepts.has(c)));
+  const { concepts, exampleConcepts } = match.entry;
+  return own.some((unit) => unit.concepts.some((c) => concepts.has(c) || exampleConcepts.has(c)));
 }
 
 function decide(candidates: readonly Match[], threshold: number): Outcome {
@@ -216,6 +297,8 @@ export function createInterpreter(
       ),
   );
 
+  const attributes = attributeTable(index);
+
   /** The joined reading of two tokens, when it says more than the two tokens apart. */
   const joinedPair = (first: string, second: string | undefined): TermPart | undefined => {
     if (second === undefined || index.ignored.has(first) || index.ignored.has(second)) {
@@ -247,19 +330,41 @@ export function createInterpreter(
     return tokens;
   };
 
+  // "geht nicht", "doesn't work": something is broken, in the words of the knowledge base.
+  const broken = ['kaputt', 'broken', 'defekt', 'working', 'funktioniert', 'fehler', 'error']
+    .map((word) => index.forms.get(word))
+    .filter((concept): concept is number => concept !== undefined);
   const unitsOf = (clause: readonly string[]): QueryUnit[] => {
     const units: QueryUnit[] = [];
+    if (broken.length > 0 && failing(clause)) {
+      units.push({ concepts: [...new Set(broken)], certainty: 1, weight: 1 });
+    }
     const tokens = joinParticle(clause);
+    const english = looksEnglish(clause);
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i] as string;
       const pair = joinedPair(token, tokens[i + 1]);
       if (pair !== undefined) i += 1;
-      for (const part of pair === undefined ? (resolver.resolve(token) ?? []) : [pair]) {
-        units.push({ concepts: part.concepts, certainty: part.certainty, weight: 1 });
+      for (let part of pair === undefined ? (resolver.resolve(token) ?? []) : [pair]) {
+        if (english && part.concepts.length === 0) part = resolver.shortTypo(token) ?? part;
+        if (part.concepts.length === 0 && english && token.length >= 6 && isEnglishWord(token)) {
+          // "president", "upload": a real word the knowledge base does not know.
+          units.push({ concepts: [], certainty: 1, weight: 1, unknownWeight: UNKNOWN_WORD_WEIGHT });
+        } else units.push({ concepts: part.concepts, certainty: part.certainty, weight: 1 });
       }
     }
     return units;
   };
+
+  // Example questions are read the way questions are, so that both meet in the same concepts.
+  matcher.useExamples(
+    index.entries.map(({ entry }) =>
+      entry.examples.map((example) => {
+        const units = unitsOf(tokenize(example.text));
+        return Int32Array.from(new Set(units.flatMap((unit) => unit.concepts)));
+      }),
+    ),
+  );
 
   const reading = (
     units: readonly QueryUnit[],
@@ -300,7 +405,10 @@ export function createInterpreter(
     alone: Interpretation,
   ): Interpretation | undefined => {
     const topic = context.topics[0];
-    if (topic === undefined || !opensLikeFollowUp(tokens)) return undefined;
+    const content = tokens.filter((token) => !index.ignored.has(token)).length;
+    if (topic === undefined || !(opensLikeFollowUp(tokens) || content <= SHORT_QUESTION)) {
+      return undefined;
+    }
     const words = answerWords[topic.position] as ReadonlySet<string>;
     const hit = tokens.some(
       (token) =>
@@ -323,6 +431,107 @@ export function createInterpreter(
     });
   };
 
+  /**
+   * "What about the other one?" after a question about Plus: the words of the message
+   * without "other", and in their place the alternatives to the word of the previous
+   * question (`alternatives:`, and the configured plans).
+   */
+  const otherAlternative = (
+    tokens: readonly string[],
+    context: ReadingContext,
+  ): { own: QueryUnit[] } | undefined => {
+    if (!tokens.some((token) => OTHER.has(token))) return undefined;
+    for (const unit of context.previous) {
+      for (const concept of unit.concepts) {
+        const others = index.alternatives.get(concept);
+        if (others === undefined || others.size === 0) continue;
+        const rest = unitsOf(tokens.filter((token) => !OTHER.has(token)));
+        const swapped: QueryUnit = { concepts: [...others], certainty: 1, weight: 1 };
+        return { own: [...rest, swapped] };
+      }
+    }
+    return undefined;
+  };
+
+  /**
+   * A short follow-up that asks for an attribute ("und wie lange?", "how much does that
+   * cost?") is answered by the entry whose answer gives that attribute: the topic itself, or
+   * the entry closest to it.
+   */
+  const withAttribute = (
+    attribute: Attribute,
+    combined: Interpretation,
+    context: ReadingContext,
+  ): Interpretation | undefined => {
+    const topic = context.topics[0];
+    if (topic === undefined) return undefined;
+    const gives = attributes[attribute];
+    const closeness = related[topic.position] as Float64Array;
+    let best: Match | undefined;
+    let bestScore = 0;
+    for (const entry of index.entries) {
+      if (!gives[entry.position]) continue;
+      const scored = combined.candidates.find((match) => match.entry === entry);
+      const score = (scored?.confidence ?? 0) + (closeness[entry.position] ?? 0);
+      if (score > bestScore) {
+        bestScore = score;
+        best = scored ?? {
+          entry,
+          confidence: threshold,
+          coverage: 1,
+          words: 1,
+          evidence: 1,
+          rank: threshold,
+        };
+      }
+    }
+    if (best === undefined || bestScore < MIN_ATTRIBUTE_SCORE) return undefined;
+    const match = Object.assign({}, best, { confidence: Math.max(best.confidence, threshold) });
+    return Object.assign({}, combined, {
+      outcome: { kind: 'answer' as const, match },
+      followUp: true,
+    });
+  };
+
+  /**
+   * A follow-up that only swaps a word of the previous question for one of its alternatives,
+   * where the answer just given names that alternative too: the same answer.
+   */
+  const alternativeInTopic = (
+    tokens: readonly string[],
+    ownUnits: readonly QueryUnit[],
+    context: ReadingContext,
+    combined: Interpretation,
+  ): Interpretation | undefined => {
+    const topic = context.topics[0];
+    if (topic === undefined) return undefined;
+    const carried = new Set(context.previous.flatMap((unit) => unit.concepts));
+    const known = ownUnits.filter((unit) => unit.concepts.length > 0);
+    const swaps = known.every((unit) =>
+      unit.concepts.some((concept) =>
+        [...(index.alternatives.get(concept) ?? [])].some((other) => carried.has(other)),
+      ),
+    );
+    if (known.length === 0 || !swaps) return undefined;
+    const words = answerWords[topic.position] as ReadonlySet<string>;
+    const named = tokens.some(
+      (token) =>
+        !index.ignored.has(token) &&
+        index.alternatives.has(index.forms.get(token) ?? -1) &&
+        formsOf(token).some((form) => words.has(form)),
+    );
+    if (!named) return undefined;
+    const match: Match = {
+      entry: topic,
+      confidence: threshold,
+      coverage: 1,
+      words: 1,
+      evidence: 1,
+      rank: threshold,
+    };
+    return Object.assign({}, combined, { outcome: { kind: 'answer' as const, match } });
+  };
+
   return {
     parse(tokens) {
       const own = unitsOf(tokens);
@@ -330,17 +539,35 @@ export function createInterpreter(
       return { tokens, own, known, alone: reading(own, own, []) };
     },
     interpret({ tokens, own, known, alone }, context) {
-      if ((context.previous.length === 0 && context.topics.length === 0) || known === 0) {
-        return alone;
+      if (context.previous.length === 0 && context.topics.length === 0) return alone;
+      const asked = attributeAsked(tokens, index.ignored);
+      if (known === 0) {
+        // "how long does it take?" after a question about ordering a laptop.
+        const byAttribute = asked === undefined ? undefined : withAttribute(asked, alone, context);
+        // "what server do I use?" after the VPN: words only the answer just given has.
+        return byAttribute ?? topicAgain(tokens, context, alone) ?? alone;
       }
+      const other = otherAlternative(tokens, context);
+      const ownUnits = other?.own ?? own;
       const combined = reading(
-        carryOver(own, context.previous, index.alternatives),
-        own,
+        carryOver(ownUnits, context.previous, index.alternatives),
+        ownUnits,
         context.topics,
       );
+      if (asked !== undefined) {
+        const byAttribute = withAttribute(asked, combined, context);
+        if (byAttribute !== undefined) return byAttribute;
+      }
+      if (other !== undefined && combined.outcome.kind === 'answer') return combined;
       const confident = combined.outcome.kind === 'answer';
       const elliptical =
         opensLikeFollowUp(tokens) || (known <= 2 && tokens.some((token) => ANAPHORA.has(token)));
+      // "Und in die Schweiz?" after the delivery time to Germany: the same topic for the
+      // alternative, when the answer just given covers it too.
+      if (elliptical) {
+        const same = alternativeInTopic(tokens, ownUnits, context, combined);
+        if (same !== undefined) return same;
+      }
       if (confident && (elliptical || alone.outcome.kind !== 'answer')) return combined;
       if (alone.outcome.kind !== 'answer') {
         const again = topicAgain(tokens, context, alone);

@@ -27,6 +27,11 @@ export interface QueryUnit {
   readonly weight: number;
   /** How sure the word is this concept: 1, less for a corrected typo. Scales `matched` only. */
   readonly certainty: number;
+  /**
+   * For a word the knowledge base does not know: how much it says that the question is about
+   * something else (default `UNKNOWN_WEIGHT`; more for a real English word).
+   */
+  readonly unknownWeight?: number;
 }
 
 export interface Match {
@@ -45,17 +50,28 @@ export interface Match {
 const UNKNOWN_WEIGHT = 0.5;
 const FULL_EVIDENCE = 0.9;
 const MAX_UNKNOWN = 3;
+/** The most unknown words may weigh together. */
+const UNKNOWN_CAP = MAX_UNKNOWN * UNKNOWN_WEIGHT;
+/** A real English word the knowledge base does not know names another topic. */
+export const UNKNOWN_WORD_WEIGHT = 1;
 const SPECIFIC_BONUS = 0.01;
+const EXAMPLE_BONUS = 0.02;
+/**
+ * An example question is matched by its words alone, without the keywords' synonyms and
+ * weights: it overrides the keywords only when it is close.
+ */
+const EXAMPLE_WEIGHT = 0.85;
+/** Shared words an example question needs with a question of several words. */
+const MIN_SHARED = 2;
 
 export interface Matcher {
   /** All entries with a positive confidence, best first. */
   score(units: readonly QueryUnit[]): Match[];
-}
-
-function maxIdf(index: KnowledgeIndex, concepts: readonly number[]): number {
-  let best = 0;
-  for (const concept of concepts) best = Math.max(best, index.idf[concept] ?? 0);
-  return best;
+  /**
+   * The concepts of each entry's example questions as a question is read (compounds,
+   * separable verbs, pairs of words), replacing the index's word-by-word reading.
+   */
+  useExamples(examples: ReadonlyArray<ReadonlyArray<Int32Array>>): void;
 }
 
 export function createMatcher(index: KnowledgeIndex): Matcher {
@@ -66,6 +82,8 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   const wordCount = new Int32Array(n);
   const unitSeen = new Int32Array(n);
   const present = new Int32Array(index.conceptCount);
+  /** Per concept present in the query: the largest gain a unit naming it brings. */
+  const gain = new Float64Array(index.conceptCount);
   const touched: number[] = [];
   let stamp = 0;
 
@@ -90,20 +108,51 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
     }
   };
 
-  /** Fills `matched` and `present`; returns the total weight of the query. */
+  /** The query's weight for the example questions (see `nearestExample`), set by `accumulate`. */
+  let exampleTotal = 0;
+  /** How many units the query has, known or not. */
+  let unitCount = 0;
+
+  /**
+   * Fills `matched`, `present` and `gain`; returns the total weight of the query for the
+   * keywords. A word only the example questions know counts as unknown there.
+   */
   const accumulate = (units: readonly QueryUnit[], queryMark: number): number => {
     matched.fill(0);
     wordCount.fill(0);
     let total = 0;
     let unknown = 0;
+    let unknownForExamples = 0;
+    exampleTotal = 0;
+    unitCount = units.length;
     for (const unit of units) {
-      for (const concept of unit.concepts) present[concept] = queryMark;
-      if (unit.concepts.length === 0) {
-        unknown += 1;
-        if (unknown <= MAX_UNKNOWN) total += unit.weight * UNKNOWN_WEIGHT;
+      let keywordIdf = 0;
+      let exampleIdf = 0;
+      for (const concept of unit.concepts) {
+        const idf = index.exampleIdf[concept] ?? 0;
+        const g = unit.weight * unit.certainty * idf;
+        if (present[concept] !== queryMark || g > (gain[concept] as number)) gain[concept] = g;
+        present[concept] = queryMark;
+        keywordIdf = Math.max(keywordIdf, index.idf[concept] ?? 0);
+        exampleIdf = Math.max(exampleIdf, idf);
+      }
+      if (exampleIdf > 0) exampleTotal += unit.weight * exampleIdf;
+      else {
+        const add = Math.min(
+          unit.unknownWeight ?? UNKNOWN_WEIGHT,
+          UNKNOWN_CAP - unknownForExamples,
+        );
+        if (add > 0) exampleTotal += unit.weight * add;
+        unknownForExamples += add;
+      }
+      if (keywordIdf === 0) {
+        // Unknown words count up to a cap: a question told with a long story around it.
+        const add = Math.min(unit.unknownWeight ?? UNKNOWN_WEIGHT, UNKNOWN_CAP - unknown);
+        if (add > 0) total += unit.weight * add;
+        unknown += add;
         continue;
       }
-      total += unit.weight * maxIdf(index, unit.concepts);
+      total += unit.weight * keywordIdf;
       addUnit(unit);
     }
     return total;
@@ -124,21 +173,67 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
     return true;
   };
 
+  /**
+   * How close the query is to the entry's closest example question: the weighted Dice
+   * coefficient of their concepts, so an example asked in other words (most of its rare
+   * words, few others) scores high even where the keywords alone are weak.
+   */
+  let examplesOf: ReadonlyArray<ReadonlyArray<Int32Array>> = index.entries.map((e) => e.examples);
+  const nearestExample = (entry: IndexedEntry, queryMark: number): number => {
+    let best = 0;
+    for (const example of examplesOf[entry.position] ?? []) {
+      let shared = 0;
+      let sharedWords = 0;
+      let own = 0;
+      for (let i = 0; i < example.length; i++) {
+        const concept = example[i] as number;
+        own += index.exampleIdf[concept] ?? 0;
+        if (present[concept] === queryMark) {
+          shared += gain[concept] as number;
+          sharedWords += 1;
+        }
+      }
+      // One shared word is evidence only when it is all the question says.
+      if (sharedWords >= MIN_SHARED || (sharedWords === 1 && unitCount === 1)) {
+        const dice = (2 * shared) / (exampleTotal + own);
+        best = Math.max(best, EXAMPLE_WEIGHT * dice * Math.min(1, shared / FULL_EVIDENCE));
+      }
+    }
+    return best;
+  };
+
   return {
+    useExamples(examples) {
+      examplesOf = examples;
+    },
     score(units) {
       stamp += 1;
       const queryMark = stamp;
       const total = accumulate(units, queryMark);
       const matches: Match[] = [];
-      if (total <= 0) return matches;
+      if (total <= 0 && exampleTotal <= 0) return matches;
       for (const entry of index.entries) {
-        const m = matched[entry.position] as number;
-        if (m <= 0 || !requiresMet(entry, queryMark)) continue;
-        const coverage = m / total;
-        const confidence = coverage * Math.min(1, m / FULL_EVIDENCE);
-        const bonus = entry.requires.length > 0 ? SPECIFIC_BONUS : 0;
-        const words = wordCount[entry.position] as number;
-        matches.push({ entry, confidence, coverage, words, evidence: m, rank: confidence + bonus });
+        const example = entry.examples.length > 0 ? nearestExample(entry, queryMark) : 0;
+        // `requires:` keeps keywords from answering too widely; a close example question is
+        // specific enough on its own (unless the answer needs the plan the question names).
+        const met = requiresMet(entry, queryMark);
+        const m = met ? (matched[entry.position] as number) : 0;
+        if (m <= 0 && (example <= 0 || (!met && entry.planBound))) continue;
+        const coverage = total > 0 ? m / total : 0;
+        const confidence = Math.max(coverage * Math.min(1, m / FULL_EVIDENCE), example);
+        const bonus = entry.requires.length > 0 && met ? SPECIFIC_BONUS : 0;
+        const counted = wordCount[entry.position] as number;
+        // A close example question is evidence of its own, as strong as its similarity.
+        const byExample = example > coverage;
+        matches.push({
+          entry,
+          confidence,
+          coverage: byExample ? example : coverage,
+          words: byExample ? Math.max(counted, MIN_SHARED) : counted,
+          evidence: byExample ? Math.max(m, FULL_EVIDENCE) : m,
+          // An example asked almost word for word decides between entries that tie.
+          rank: confidence + bonus + EXAMPLE_BONUS * example,
+        });
       }
       return matches.sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
     },

@@ -16,6 +16,7 @@
 import { formsOf, type KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { BoundedCache } from '../text/bounded-cache.js';
 import { boundedEditDistance } from '../text/edit-distance.js';
+import { isEnglishWord } from '../text/english-words.js';
 import { stemGerman } from '../text/stemmers.js';
 import { isNumber } from '../text/tokenize.js';
 import { createCompoundSplitter, MIN_PART } from './compound-splitter.js';
@@ -54,6 +55,12 @@ export interface TermResolver {
    * ("time zone" → `timezone`, "Session-ID" → `sessionid`, "API key" → `apikey`).
    */
   joined(first: string, second: string): TermPart | undefined;
+  /**
+   * A word of 3 or 4 letters that is no English word, read as a typo of a vocabulary word
+   * one edit away ("kye" → `key`, "limt" → `limit`); only for English text, where the
+   * dictionary can tell a typo from a real word.
+   */
+  shortTypo(token: string): TermPart | undefined;
 }
 
 /** The concepts of a word through its forms (itself, German stem, English stem). */
@@ -104,6 +111,22 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     }
     return undefined;
   };
+  /** Vocabulary forms a short typo may stand for: 3 to 5 letters, no numbers. */
+  const shortForms = [...index.forms].filter(
+    ([form]) => form.length >= 3 && form.length <= 5 && !isNumber(form),
+  );
+  const shortTypos = new BoundedCache<string, TermPart | null>(CACHE_LIMIT);
+  const shortTypo = (token: string): TermPart | null => {
+    if (token.length < 3 || token.length > 4 || isNumber(token) || isEnglishWord(token)) {
+      return null;
+    }
+    const concepts: number[] = [];
+    for (const [form, concept] of shortForms) {
+      if (Math.abs(form.length - token.length) > 1 || concepts.includes(concept)) continue;
+      if (boundedEditDistance(token, form, 1) <= 1) concepts.push(concept);
+    }
+    return concepts.length > 0 ? { concepts, certainty: TYPO_CERTAINTY } : null;
+  };
   const shortStopWords = [...index.ignored].filter((word) => word.length >= 3 && word.length <= 5);
   const stopWordTypo = (token: string): boolean =>
     token.length >= 3 &&
@@ -129,6 +152,14 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
   };
 
   return {
+    shortTypo(token) {
+      let part = shortTypos.get(token);
+      if (part === undefined) {
+        part = shortTypo(token);
+        shortTypos.set(token, part);
+      }
+      return part ?? undefined;
+    },
     joined(first, second) {
       if (isNumber(first) || isNumber(second)) return undefined;
       const word = first + second;

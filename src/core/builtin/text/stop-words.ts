@@ -43,7 +43,8 @@ yours yourself yourselves please also actually really exactly maybe mean means m
 know need want like thing things something anything work works way us ok okay now
 without though although however yet still already ever even else anyway lot lots bit
 kind sort stuff go u r ur ya pls plz gimme wanna gonna lemme dunno im ive dont cant wont
-isnt doesnt didnt whats hows wheres whens thats theres youre
+isnt doesnt didnt whats hows wheres whens thats theres youre exist exists existing
+everything nothing everyone someone anyone everybody somebody
 `;
 
 function wordsOf(list: string): string[] {

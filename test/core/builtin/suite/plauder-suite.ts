@@ -816,13 +816,19 @@ const NUMBERS: SuiteConversation[] = [
 ];
 
 const NOT_EXISTING: SuiteConversation[] = [
-  one('features that do not exist', 'en', 'Do you support webhooks?', { kind: 'fallback' }),
+  // Webhooks and the OpenAI door exist now: these two ask about features that do.
+  one('features that do not exist', 'en', 'Do you support webhooks?', {
+    facts: [/PLAUDER_WEBHOOK_URL/],
+  }),
   one('features that do not exist', 'en', 'Can I pay with PayPal?', {
     kind: 'any',
     anyOf: [/I don't know/, /operator/],
     not: [/PayPal is supported/i],
   }),
-  one('features that do not exist', 'en', 'Is there a Python SDK?', { kind: 'fallback' }),
+  one('features that do not exist', 'en', 'Is there a Python SDK?', {
+    kind: 'any',
+    anyOf: [/\/v1/, /I don't know/],
+  }),
   one('features that do not exist', 'en', 'How do I sign up for an account on the website?', {
     facts: [/(no self-service|operator)/i],
   }),
@@ -842,7 +848,9 @@ const NOT_EXISTING: SuiteConversation[] = [
     kind: 'fallback',
   }),
   one('features that do not exist', 'en', 'Is there a voice interface?', { kind: 'fallback' }),
-  one('features that do not exist', 'de', 'Unterstützt ihr Webhooks?', { kind: 'fallback' }),
+  one('features that do not exist', 'de', 'Unterstützt ihr Webhooks?', {
+    facts: [/PLAUDER_WEBHOOK_URL/],
+  }),
   one('features that do not exist', 'de', 'Gibt es eine Handy-App?', { kind: 'fallback' }),
   one('features that do not exist', 'de', 'Kann ich mich auf der Webseite selbst registrieren?', {
     facts: [/(Selbstregistrierung|Betreiber)/],
@@ -850,7 +858,10 @@ const NOT_EXISTING: SuiteConversation[] = [
   one('features that do not exist', 'de', 'Kann ich Bilder an den Chat schicken?', {
     kind: 'fallback',
   }),
-  one('features that do not exist', 'de', 'Gibt es ein Java-SDK?', { kind: 'fallback' }),
+  one('features that do not exist', 'de', 'Gibt es ein Java-SDK?', {
+    kind: 'any',
+    anyOf: [/\/v1/, /weiß ich leider nicht/],
+  }),
   one('features that do not exist', 'de', 'Wie aktiviere ich die Zwei-Faktor-Authentifizierung?', {
     kind: 'fallback',
   }),
