@@ -70,8 +70,10 @@ function parseLimits(name: string, value: string, problems: string[]): Plan | un
     problems.push(`plan "${name}" needs a monthly limit (e.g. ${name}=1000/month+60/minute)`);
     return undefined;
   }
-  const plan = { monthly: limits.month, perMinute: limits.minute };
-  return limits.concurrent === undefined ? plan : { ...plan, concurrent: limits.concurrent };
+  const { month, minute, concurrent } = limits;
+  return concurrent === undefined
+    ? { monthly: month, perMinute: minute }
+    : { monthly: month, perMinute: minute, concurrent };
 }
 
 /** The plan's limits as written in PLAUDER_PLANS: `1000/month+60/minute`. */

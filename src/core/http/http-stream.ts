@@ -238,6 +238,8 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
   }
 
   private restartGapTimer(): void {
+    // Paused for a slow consumer: the silence is ours (resuming restarts the timer).
+    if (this.paused) return;
     if (this.gapTimer) {
       this.timer?.refresh();
       return;

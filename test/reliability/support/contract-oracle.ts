@@ -239,6 +239,9 @@ function jsonObject(
     .trim()
     .toLowerCase();
   if (mediaType !== 'application/json' || body === undefined || body.length === 0) return undefined;
+  // JSON said to be in another charset than UTF-8 is not read (it would be misread).
+  const charset = /;\s*charset\s*=\s*"?([^";]*)"?\s*(;|$)/i.exec(contentType)?.[1]?.trim();
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return undefined;
   try {
     const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
     // Keys that could pollute prototypes are refused wherever they appear (as Fastify does).
