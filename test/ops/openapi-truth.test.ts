@@ -352,7 +352,8 @@ async function drivers(): Promise<Record<string, Driver>> {
       413: () =>
         http(completions, {
           key,
-          raw: JSON.stringify(completion('a'.repeat(70_000))),
+          // Past PLAUDER_COMPLETION_BODY_LIMIT (4 MiB), the limit of this route.
+          raw: JSON.stringify(completion('a'.repeat(4_200_000))),
           headers: { 'content-type': 'application/json' },
         }),
       422: async () => {
