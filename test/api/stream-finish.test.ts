@@ -68,6 +68,12 @@ const finishChunk = (answer: SseAnswer, reason: string) => ({
   usage: null,
 });
 
+const contentChunk = (answer: SseAnswer, content: string) => ({
+  ...chunkHead(answer),
+  choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }],
+  usage: null,
+});
+
 const usageChunk = (answer: SseAnswer, prompt: number, completion: number) => ({
   ...chunkHead(answer),
   choices: [],
@@ -127,7 +133,8 @@ describe('/v1/chat/completions ends its stream', () => {
       stream: { pieces: ['Ahoy ', 'there'], usage: { prompt_tokens: 12, completion_tokens: 2 } },
     });
     const answer = await post(s, key, '/v1/chat/completions', COMPLETION);
-    const end = `${data(finishChunk(answer, 'stop'))}${data(usageChunk(answer, 12, 2))}data: [DONE]\n\n`;
+    const finish = `${data(finishChunk(answer, 'stop'))}${data(usageChunk(answer, 12, 2))}`;
+    const end = `${data(contentChunk(answer, ' there'))}${finish}data: [DONE]\n\n`;
     expect(answer.text.endsWith(end)).toBe(true);
   });
 
@@ -167,11 +174,7 @@ describe('/v1/chat/completions ends its stream', () => {
       param: null,
       code: 'core_unavailable',
     };
-    const content = {
-      ...chunkHead(answer),
-      choices: [{ index: 0, delta: { content: 'Ahoy' }, logprobs: null, finish_reason: null }],
-      usage: null,
-    };
-    expect(answer.text.endsWith(`${data(content)}${data({ error })}`)).toBe(true);
+    const end = `${data(contentChunk(answer, 'Ahoy'))}${data({ error })}`;
+    expect(answer.text.endsWith(end)).toBe(true);
   });
 });
