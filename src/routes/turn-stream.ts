@@ -92,7 +92,8 @@ class SseTurnStream implements TurnEventStream {
   async finish(decision: TurnDecision, request: FastifyRequest): Promise<FastifyReply> {
     if (this.opened) {
       // The last events (`done` repeats the whole reply) wait until the client has read the
-      // rest, so a client that reads nothing holds no more of it (README, "Slow readers").
+      // rest, so a client that reads nothing holds no more of it (docs/streaming.md, "Slow
+      // readers").
       await this.opened.events.ready();
       finishStream(this.opened.door, decision, request);
       this.opened.events.end();
