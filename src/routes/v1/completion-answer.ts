@@ -9,6 +9,7 @@
 import type { TurnStamp } from '../../chat/take-turn.js';
 import type { CoreFinish, JsonObject, TokenUsage } from '../../core/core-adapter.js';
 import { ERROR_MESSAGES, type ErrorCode } from '../../errors/error-codes.js';
+import type { StreamDoor } from '../turn-stream.js';
 
 export interface OpenAiError {
   readonly error: {
@@ -117,34 +118,54 @@ export function chatCompletion(
 }
 
 /**
- * The chunks of one streamed completion, as OpenAI sends them: the first with the role,
- * then the content, a last one with `finish_reason`, then (when asked for) one with the
- * usage and no choices. With `include_usage` every chunk carries `"usage": null` before.
+ * The events of a streamed completion, as OpenAI sends them: the role chunk at once, each
+ * delta, then a chunk with `finish_reason`, one with the usage and no choices (when asked
+ * for; every chunk before then carries `"usage": null`) and `data: [DONE]`; or
+ * `data: {"error": ...}` when the core failed after the stream began (OpenAI's clients raise
+ * it as an APIError). A kept reply replays as one content delta and its tool calls.
  */
-export function chunkWriter(stamp: TurnStamp, model: string, includeUsage: boolean) {
-  const id = completionId(stamp);
-  const created = Math.floor(stamp.createdAt / 1000);
-  const object = 'chat.completion.chunk';
-  // Each chunk written out in full rather than spread from a head: see
-  // test/house/object-literals.test.ts.
-  const chunk = (delta: object, finishReason: string | null) => {
-    const choices = [{ index: 0, delta, logprobs: null, finish_reason: finishReason }];
-    return JSON.stringify(
-      includeUsage
-        ? { id, object, created, model, choices, usage: null }
-        : { id, object, created, model, choices },
-    );
-  };
-  return {
-    role: () => chunk({ role: 'assistant', content: '', refusal: null }, null),
-    content: (text: string) => chunk({ content: text }, null),
-    toolCalls: (deltas: readonly JsonObject[]) => chunk({ tool_calls: deltas }, null),
-    finish: (reason = 'stop') => chunk({}, reason),
-    usage: (usage: TokenUsage) =>
-      includeUsage
-        ? JSON.stringify({ id, object, created, model, choices: [], usage: usageOf(usage) })
-        : undefined,
+export function completionEvents(model: string, includeUsage: boolean): StreamDoor {
+  return (events, stamp) => {
+    const id = completionId(stamp);
+    const created = Math.floor(stamp.createdAt / 1000);
+    const object = 'chat.completion.chunk';
+    // Each chunk written out in full rather than spread from a head: see
+    // test/house/object-literals.test.ts.
+    const chunk = (delta: object, finishReason: string | null = null) => {
+      const choices = [{ index: 0, delta, logprobs: null, finish_reason: finishReason }];
+      return JSON.stringify(
+        includeUsage
+          ? { id, object, created, model, choices, usage: null }
+          : { id, object, created, model, choices },
+      );
+    };
+    const toolCalls = (deltas: readonly JsonObject[]) => events.send(chunk({ tool_calls: deltas }));
+    events.open(chunk({ role: 'assistant', content: '', refusal: null }));
+    return {
+      delta: (text) => events.send(chunk({ content: text })),
+      toolCalls,
+      done: ({ usage, finish }) => {
+        events.send(chunk({}, finish?.reason ?? 'stop'));
+        if (includeUsage) {
+          const last = { id, object, created, model, choices: [], usage: usageOf(usage) };
+          events.send(JSON.stringify(last));
+        }
+        events.send('[DONE]');
+      },
+      error: (code) => events.send(JSON.stringify(openAiErrorOf(code).body)),
+      replay: ({ reply, finish }) => {
+        if (reply !== '') events.send(chunk({ content: reply }));
+        const calls = finish?.toolCalls;
+        if (calls === undefined) return;
+        toolCalls(
+          calls.map((call, index) => ({
+            index,
+            id: call.id,
+            type: call.type,
+            function: { name: call.function.name, arguments: call.function.arguments },
+          })),
+        );
+      },
+    };
   };
 }
-
-export const DONE = '[DONE]';

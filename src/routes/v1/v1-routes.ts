@@ -19,14 +19,20 @@ import { judgeContentTypeLater, refuse } from '../api/chat/chat-routes.js';
 import { clientSignal } from '../api/client-signal.js';
 import { bearerSecurity } from '../schemas.js';
 import {
+  createTurnStream,
+  replayStream,
+  type StreamDoor,
+  type StreamTimes,
+} from '../turn-stream.js';
+import {
   chatCompletion,
+  completionEvents,
   MODEL_NOT_FOUND,
   openAiError,
   openAiErrorOf,
   openAiStatus,
 } from './completion-answer.js';
 import { type CompletionRequest, MODELS, parseCompletionRequest } from './completion-request.js';
-import { createCompletionStream, replayCompletionStream } from './completion-stream.js';
 import {
   completionAnswerSchema,
   completionHeaders,
@@ -176,13 +182,9 @@ async function handleCompletion(
     sessionHeader,
     services.config.messageMaxChars,
   );
-  const streamOptions = {
-    model: parsed.model,
-    includeUsage: parsed.includeUsage,
-    pingMs: deps.pingMs,
-    stallMs: services.config.limits.streamStallTimeoutMs,
-  };
-  const stream = parsed.stream ? createCompletionStream(reply, streamOptions) : undefined;
+  const times = { pingMs: deps.pingMs, stallMs: services.config.limits.streamStallTimeoutMs };
+  const events = completionEvents(parsed.model, parsed.includeUsage);
+  const stream = parsed.stream ? createTurnStream(reply, events, times) : undefined;
   // The session is part of what the request means: another X-Session-Id is another request.
   const endpoint =
     typeof sessionHeader === 'string' ? `${COMPLETIONS_ROUTE} ${sessionHeader}` : COMPLETIONS_ROUTE;
@@ -197,7 +199,7 @@ async function handleCompletion(
     ...(stream ? { stream: stream.sink } : {}),
   });
   if (stream?.started) return stream.finish(decision, request);
-  return render(decision, parsed, request, reply, streamOptions);
+  return render(decision, parsed, request, reply, events, times);
 }
 
 function render(
@@ -205,12 +207,13 @@ function render(
   parsed: CompletionRequest,
   request: FastifyRequest,
   reply: FastifyReply,
-  streamOptions: Parameters<typeof replayCompletionStream>[2],
+  events: StreamDoor,
+  times: StreamTimes,
 ) {
   request.chatOutcome = decision.kind === 'soft_error' ? decision.code : decision.kind;
   switch (decision.kind) {
     case 'reply':
-      if (parsed.stream) return replayCompletionStream(decision, reply, streamOptions);
+      if (parsed.stream) return replayStream(decision, reply, events, times);
       reply.headers(rateLimitHeaders(decision.quota));
       if (decision.replayed) reply.header('idempotent-replayed', 'true');
       return chatCompletion(

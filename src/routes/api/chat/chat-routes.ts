@@ -7,12 +7,15 @@
  *
  * Streamed (docs/contract.md, "Streamed replies": `Accept: text/event-stream` or `"stream": true`): the use case
  * says when every decision before the core has passed; only then does the 200 event stream
- * begin (chat-stream.ts). Every earlier decision answers exactly as without streaming.
+ * begin (src/routes/turn-stream.ts), with `delta` events (`{"text"}`) and at the end `done`
+ * (`{"reply"}`, the whole reply) or `error` (`{"error": {"code", "message", "requestId"}}`)
+ * when the core failed after the stream began. Every earlier decision answers exactly as
+ * without streaming.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TakeTurn, TurnDecision, TurnRequest } from '../../../chat/take-turn.js';
 import type { Language } from '../../../core/core-adapter.js';
-import { ApiError } from '../../../errors/api-error.js';
+import { ApiError, errorBody } from '../../../errors/api-error.js';
 import { ERROR_MESSAGES } from '../../../errors/error-codes.js';
 import {
   type QuotaState,
@@ -28,10 +31,10 @@ import {
   errorRef,
   idempotencyKeyHeader,
 } from '../../schemas.js';
+import { createTurnStream, replayStream, type StreamDoor } from '../../turn-stream.js';
 import { authenticate } from '../authenticate.js';
 import { clientSignal } from '../client-signal.js';
 import { isJsonContentType, parseChatFields, parseJsonObject } from './chat-request.js';
-import { createChatStream, replayAsStream } from './chat-stream.js';
 import { SOFT_REPLIES } from './soft-replies.js';
 
 const ENDPOINTS: ReadonlyArray<{ url: string; language: Language; summary: string }> = [
@@ -100,8 +103,8 @@ async function handleChat(
   const key = await authenticate(services, request);
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const { turnRequest, streamed } = readChatBody(request, services.config.messageMaxChars);
-  const stallMs = services.config.limits.streamStallTimeoutMs;
-  const stream = streamed ? createChatStream(reply, deps.pingMs, stallMs) : undefined;
+  const times = { pingMs: deps.pingMs, stallMs: services.config.limits.streamStallTimeoutMs };
+  const stream = streamed ? createTurnStream(reply, chatEvents, times) : undefined;
   const decision = await deps.takeTurn({
     key,
     language: endpoint.language,
@@ -115,10 +118,18 @@ async function handleChat(
   if (stream?.started) return stream.finish(decision, request);
   if (streamed && decision.kind === 'reply') {
     request.chatOutcome = decision.kind;
-    return replayAsStream(decision, reply, deps.pingMs);
+    return replayStream(decision, reply, chatEvents, times);
   }
   return render(decision, endpoint.language, request, reply);
 }
+
+/** The events of a streamed chat reply; a kept reply replays as one delta. */
+const chatEvents: StreamDoor = (events) => ({
+  delta: (text) => events.send(JSON.stringify({ text }), 'delta'),
+  done: ({ reply }) => events.send(JSON.stringify({ reply }), 'done'),
+  error: (code, requestId) => events.send(JSON.stringify(errorBody(code, requestId)), 'error'),
+  replay: ({ reply }) => events.send(JSON.stringify({ text: reply }), 'delta'),
+});
 
 /** The body's fields (rows 4-8) and whether a stream was asked for, from one parse. */
 function readChatBody(
