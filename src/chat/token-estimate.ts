@@ -8,6 +8,7 @@
  * token. An estimate, documented as such in docs/openai.md.
  */
 import type { CoreRequest, TokenUsage } from '../core/core-adapter.js';
+import { codePointLength } from '../util/code-points.js';
 
 const CHARACTERS_PER_TOKEN = 4;
 
@@ -27,7 +28,5 @@ export function estimateUsage(prompt: Prompt | undefined, reply: string): TokenU
 
 function estimateTokens(text: string): number {
   if (text.length === 0) return 0;
-  let characters = 0;
-  for (const _ of text) characters++;
-  return Math.max(1, Math.ceil(characters / CHARACTERS_PER_TOKEN));
+  return Math.max(1, Math.ceil(codePointLength(text) / CHARACTERS_PER_TOKEN));
 }

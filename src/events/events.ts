@@ -40,6 +40,18 @@ export type PlauderEvent =
       };
     };
 
+/** Every event type, once: the admin API's schema lists these (the compiler keeps them complete). */
+const TYPES: Readonly<Record<PlauderEvent['type'], true>> = {
+  'quota.warning': true,
+  'quota.exhausted': true,
+  'key.created': true,
+  'key.rotated': true,
+  'key.revoked': true,
+  'key.updated': true,
+};
+
+export const EVENT_TYPES = Object.keys(TYPES) as ReadonlyArray<PlauderEvent['type']>;
+
 /** The share of the monthly limit at which `quota.warning` is sent. */
 const WARNING_SHARE = 0.8;
 

@@ -2,7 +2,7 @@
  * @module operations/plan-operations
  * The configured plans as operators see them, and what a plan allows a key. A key whose
  * plan was removed from PLAUDER_PLANS has no limits (null): views show that instead of
- * failing (authentication refuses such a key; see routes/api/authenticate.ts).
+ * failing (authentication refuses such a key; see routes/authenticate.ts).
  */
 import type { Plans } from '../plans/plans.js';
 

@@ -10,6 +10,7 @@
  */
 import type { Language, Turn, WireMessage } from '../core/core-adapter.js';
 import type { AlongsideRead, WriteStep } from '../storage/prepared-query.js';
+import { activeSince, isExpired } from '../storage/repositories/session-expiry.js';
 import type {
   CarriedSession,
   SessionHead,
@@ -199,7 +200,7 @@ export function createSessionService(
   }
 
   function stillCurrent(cached: SessionState, head: SessionHead, nowMs: number): SessionState {
-    const expired = head.lastActiveAt < nowMs - options.ttlMs;
+    const expired = isExpired(head.lastActiveAt, activeSince(nowMs, options.ttlMs));
     if (!expired) return cached;
     return Object.assign({}, cached, { entries: [], stored: undefined, history: undefined });
   }
@@ -212,7 +213,7 @@ export function createSessionService(
   ): Promise<SessionState> {
     if (!row) return noSession(hash);
     const legacy = row.sealedWindow === null && row.turnCount > 0;
-    const expired = row.lastActiveAt < nowMs - options.ttlMs;
+    const expired = isExpired(row.lastActiveAt, activeSince(nowMs, options.ttlMs));
     const opened = expired
       ? { entries: [], stored: undefined }
       : row.sealedWindow === null
@@ -284,7 +285,8 @@ export function createSessionService(
     row: SessionRow,
     nowMs: number,
   ): { entries: WindowEntry[]; stored: StoredWindow | undefined } {
-    if (row.lastActiveAt < nowMs - options.ttlMs) return { entries: [], stored: undefined };
+    if (isExpired(row.lastActiveAt, activeSince(nowMs, options.ttlMs)))
+      return { entries: [], stored: undefined };
     // Nobody wrote the session since it was opened (the usual case): the window read then
     // is the window now, and need not be decrypted again. A session deleted and begun again
     // to the same count since has another beginning: its window is read from the row.
@@ -340,7 +342,7 @@ export function createSessionService(
       sealedHere.note(keyId, opened.hash, { count, sealed, entries, stored });
       return { sealed, stored };
     };
-    const activeSince = nowMs - options.ttlMs;
+    const since = activeSince(nowMs, options.ttlMs);
     const remember = (head: SessionHead, entries: WindowEntry[], stored: StoredWindow) => {
       // A window read from the database is kept only if the cache took it then (see offer),
       // and without its bytes (see `fresh`).
@@ -365,7 +367,7 @@ export function createSessionService(
       !opened.legacy &&
       !sealedHere.beyond(keyId, opened.hash, opened.turnCount)
     ) {
-      const stale = opened.turnCount === 0 || opened.lastActiveAt < activeSince;
+      const stale = opened.turnCount === 0 || isExpired(opened.lastActiveAt, since);
       const entries = [...(stale ? [] : opened.entries), entry].slice(-options.window);
       const count = opened.turnCount + 1;
       const { sealed, stored } = sealEntries(entries, count, stale ? undefined : opened.stored);
@@ -374,7 +376,7 @@ export function createSessionService(
         expectedCreatedAt: opened.createdAt,
         sealed,
         now: nowMs,
-        activeSince,
+        activeSince: since,
       };
       if (await sessions.replaceWindow(keyId, opened.hash, change)) {
         const createdAt = stale ? nowMs : opened.createdAt;
@@ -387,7 +389,7 @@ export function createSessionService(
     let writtenStored: StoredWindow | undefined;
     const head = await sessions.appendTurn(keyId, opened.hash, {
       now: nowMs,
-      activeSince,
+      activeSince: since,
       with: together,
       build: (row) => {
         const before = lockedWindow(keyId, opened, row, nowMs);
@@ -447,11 +449,11 @@ export function createSessionService(
       const hash = sealer.sessionHash(keyId, sessionId);
       windows.forget(keyId, hash);
       sealedHere.forget(keyId, hash);
-      return sessions.delete(keyId, hash, nowMs - options.ttlMs);
+      return sessions.delete(keyId, hash, activeSince(nowMs, options.ttlMs));
     },
 
     async sweep(nowMs) {
-      const swept = await sessions.sweep(nowMs - options.ttlMs);
+      const swept = await sessions.sweep(activeSince(nowMs, options.ttlMs));
       if (swept > 0) {
         windows.clear();
         sealedHere.clear();

@@ -85,4 +85,24 @@ describe('the house', () => {
     );
     expect(drawn.sort()).toEqual([...edges.keys()].sort());
   });
+
+  it('has front doors that import nothing from another door: what they share sits in routes/', () => {
+    const ROUTES = path.join(SRC, 'routes');
+    const doorOf = (file: string): string | undefined => {
+      const parts = path.relative(ROUTES, file).split(path.sep);
+      return parts.length > 1 && parts[0] !== '..' ? parts[0] : undefined;
+    };
+    const crossings: string[] = [];
+    for (const file of sourceFiles(ROUTES)) {
+      const from = doorOf(file);
+      const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+      for (const { fileName } of importedFiles) {
+        if (!fileName.startsWith('.')) continue;
+        const to = doorOf(path.resolve(path.dirname(file), fileName));
+        if (from !== undefined && to !== undefined && to !== from)
+          crossings.push(`${path.relative(SRC, file)} → ${fileName}`);
+      }
+    }
+    expect(crossings).toEqual([]);
+  });
 });

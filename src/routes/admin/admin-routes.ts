@@ -6,10 +6,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../services.js';
+import { judgeContentTypeLater } from '../request-body.js';
 import { adminAuth } from './admin-auth.js';
 import { consoleRoutes, loadConsoleFiles } from './console-routes.js';
 import { adminEventRoutes } from './event-routes.js';
-import { judgeContentTypeLater, schemaErrorToApiError } from './json-body.js';
+import { schemaErrorToApiError } from './json-body.js';
 import { adminKeyRoutes } from './key-routes.js';
 import { adminPlanRoutes } from './plan-routes.js';
 import { adminUsageRoutes } from './usage-routes.js';

@@ -5,6 +5,7 @@
  * generate the admin part of `/openapi.json`.
  */
 
+import { EVENT_TYPES } from '../../events/events.js';
 import { KEY_NAME_MAX } from '../../keys/key-service.js';
 import type { Plans } from '../../plans/plans.js';
 
@@ -315,14 +316,7 @@ export const eventListSchema = {
           id: { type: 'string', description: 'The `webhook-id` of every attempt.' },
           type: {
             type: 'string',
-            enum: [
-              'quota.warning',
-              'quota.exhausted',
-              'key.created',
-              'key.rotated',
-              'key.revoked',
-              'key.updated',
-            ],
+            enum: [...EVENT_TYPES],
           },
           status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
           attempts: { type: 'integer' },

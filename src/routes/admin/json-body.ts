@@ -5,14 +5,10 @@
  * into `false` and drop unknown fields, and an operator's typo (`"activ": false`) must
  * fail with 400 instead of half-applying. Schema failures get specific error codes.
  */
-import type {
-  FastifyRequest,
-  FastifySchemaValidationError,
-  preValidationHookHandler,
-} from 'fastify';
+import type { FastifySchemaValidationError, preValidationHookHandler } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
 import type { ErrorCode } from '../../errors/error-codes.js';
-import { isJsonContentType, parseJsonObject } from '../api/chat/chat-request.js';
+import { parseJsonObject } from '../request-body.js';
 
 interface ObjectSchema {
   readonly properties?: Readonly<Record<string, { readonly type?: unknown }>>;
@@ -72,16 +68,4 @@ function codeOf(error: FastifySchemaValidationError | undefined, part: string): 
   if (part === 'querystring')
     return error?.instancePath === '/month' ? 'month_invalid' : 'fields_invalid';
   return FIELD_CODES[error?.instancePath ?? ''] ?? 'fields_invalid';
-}
-
-/**
- * Fastify refuses a malformed Content-Type (`json`, `a, b`) with 415 before any handler;
- * reducing the header to "JSON or not" lets `jsonBody` answer with the admin envelope.
- */
-export async function judgeContentTypeLater(request: FastifyRequest): Promise<void> {
-  const contentType = request.headers['content-type'];
-  if (contentType === undefined) return;
-  request.headers['content-type'] = isJsonContentType(contentType)
-    ? 'application/json'
-    : 'application/octet-stream';
 }

@@ -7,8 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
 import type { AppDeps } from '../../services.js';
 import { SESSION_ID_PATTERN } from '../../sessions/session-service.js';
+import { authenticate } from '../authenticate.js';
 import { bearerSecurity, errorRef, sessionIdParams, sessionSchema } from '../schemas.js';
-import { authenticate } from './authenticate.js';
 
 interface SessionParams {
   sessionId: string;

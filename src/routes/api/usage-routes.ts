@@ -6,8 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { keyUsage } from '../../quota/key-usage.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
+import { authenticate } from '../authenticate.js';
 import { bearerSecurity, errorRef, usageSchema } from '../schemas.js';
-import { authenticate } from './authenticate.js';
 
 export async function usageRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
   app.get(

@@ -9,7 +9,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { nestedDeeperThan } from '../../util/json-depth.js';
-import { isJsonContentType } from '../api/chat/chat-request.js';
+import { isJsonContentType, isJsonMediaType } from '../request-body.js';
 
 /** A JSON-RPC error answer (`id` null when the message could not be read). */
 export interface JsonRpcError {
@@ -83,10 +83,6 @@ function argumentsProblem(message: unknown): string | undefined {
 /** Whether `value` nests deeper than `max` (without recursion: the depth is the attacker's). */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isJsonMediaType(contentType: string): boolean {
-  return contentType.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
 
 function passed(body: Buffer | undefined): McpInput {

@@ -26,8 +26,8 @@ import { keyUsage } from '../../quota/key-usage.js';
 import type { Services } from '../../services.js';
 import { SESSION_ID_PATTERN } from '../../sessions/session-service.js';
 import type { CancelSignal } from '../../util/cancellation.js';
-import type { AuthenticatedKey } from '../api/authenticate.js';
-import { parseChatFields } from '../api/chat/chat-request.js';
+import type { AuthenticatedKey } from '../authenticate.js';
+import { parseChatFields } from '../request-body.js';
 import { LANGUAGES, SERVER_INSTRUCTIONS, TOOL_NAMES, type ToolName } from './mcp-tools.js';
 import { errorResult, refused, toolError, turnResult } from './turn-result.js';
 

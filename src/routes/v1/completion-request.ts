@@ -20,8 +20,9 @@ import type {
 } from '../../core/core-adapter.js';
 import type { SoftErrorCode } from '../../errors/error-codes.js';
 import { SESSION_ID_PATTERN } from '../../sessions/session-service.js';
+import { hasMoreCodePointsThan } from '../../util/code-points.js';
 import { nestedDeeperThan } from '../../util/json-depth.js';
-import { parseJsonObject } from '../api/chat/chat-request.js';
+import { parseJsonObject } from '../request-body.js';
 
 export const MODELS: Readonly<Record<string, Language>> = Object.freeze({
   'plauder-de': 'de',
@@ -368,7 +369,7 @@ function readMessages(
   if (message.trim() === '' && plain) {
     throw refuse('message_missing', at, 'The last user message is empty.');
   }
-  if (codePoints(userText) > messageMaxChars) {
+  if (hasMoreCodePointsThan(userText, messageMaxChars)) {
     throw refuse(
       'message_too_long',
       at,
@@ -554,10 +555,4 @@ function readSessionHeader(header: string | string[] | undefined): string | unde
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
 }

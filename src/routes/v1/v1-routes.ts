@@ -14,9 +14,10 @@ import { ERROR_MESSAGES, type ErrorCode } from '../../errors/error-codes.js';
 import { safeError } from '../../errors/safe-error.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
-import { type AuthenticatedKey, authenticate } from '../api/authenticate.js';
-import { judgeContentTypeLater, refuse } from '../api/chat/chat-routes.js';
-import { clientSignal } from '../api/client-signal.js';
+import { type AuthenticatedKey, authenticate } from '../authenticate.js';
+import { clientSignal } from '../client-signal.js';
+import { refuse } from '../refusals.js';
+import { judgeContentTypeLater } from '../request-body.js';
 import { bearerSecurity } from '../schemas.js';
 import {
   createTurnStream,

@@ -14,6 +14,7 @@ import {
 } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 import { type StoredSealed, sealedColumn } from '../sealed-column.js';
+import { expiredSql, isExpired } from './session-expiry.js';
 
 /** What identifies a session's stored state without its window. */
 export interface SessionHead {
@@ -284,7 +285,9 @@ export function createSessionsRepository(
           turnCount: current.turnCount + 1,
           lastActiveAt: append.now,
           // As the update's CASE: an expired session starts afresh.
-          createdAt: current.lastActiveAt < append.activeSince ? append.now : current.createdAt,
+          createdAt: isExpired(current.lastActiveAt, append.activeSince)
+            ? append.now
+            : current.createdAt,
         };
         return [write, ...(legacy ? [dropLegacyQuery.bind(ref)] : []), ...(append.with ?? [])];
       });
@@ -331,13 +334,13 @@ export function createSessionsRepository(
         .where('session_hash', '=', sessionHash)
         .returning('last_active_at')
         .executeTakeFirst();
-      return row !== undefined && Number(row.last_active_at) >= activeSince;
+      return row !== undefined && !isExpired(Number(row.last_active_at), activeSince);
     },
 
     async sweep(idleBefore) {
       const result = await db
         .deleteFrom('sessions')
-        .where('last_active_at', '<', idleBefore)
+        .where((eb) => expiredSql(eb, idleBefore))
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
@@ -352,7 +355,7 @@ function turnWritten(eb: ExpressionBuilder<Database, 'sessions'>, p: Param) {
     // An expired session that starts afresh is a new conversation.
     created_at: eb
       .case()
-      .when('last_active_at', '<', p<number>('activeSince'))
+      .when(expiredSql(eb, p<number>('activeSince')))
       .then(p<number>('now'))
       .else(eb.ref('created_at'))
       .end(),

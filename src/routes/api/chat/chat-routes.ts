@@ -15,15 +15,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TakeTurn, TurnDecision, TurnRequest } from '../../../chat/take-turn.js';
 import type { Language } from '../../../core/core-adapter.js';
-import { ApiError, errorBody } from '../../../errors/api-error.js';
+import { errorBody } from '../../../errors/api-error.js';
 import { ERROR_MESSAGES } from '../../../errors/error-codes.js';
-import {
-  type QuotaState,
-  rateLimitHeaders,
-  retryAfterSeconds,
-} from '../../../quota/quota-service.js';
+import { rateLimitHeaders } from '../../../quota/quota-service.js';
 import type { AppDeps } from '../../../services.js';
+import { authenticate } from '../../authenticate.js';
+import { clientSignal } from '../../client-signal.js';
 import { acceptsEventStream } from '../../event-stream.js';
+import { refuse } from '../../refusals.js';
+import { judgeContentTypeLater, parseChatFields, parseJsonObject } from '../../request-body.js';
 import {
   bearerSecurity,
   chatAnswerSchema,
@@ -32,9 +32,6 @@ import {
   idempotencyKeyHeader,
 } from '../../schemas.js';
 import { createTurnStream, replayStream, type StreamDoor } from '../../turn-stream.js';
-import { authenticate } from '../authenticate.js';
-import { clientSignal } from '../client-signal.js';
-import { isJsonContentType, parseChatFields, parseJsonObject } from './chat-request.js';
 import { SOFT_REPLIES } from './soft-replies.js';
 
 const ENDPOINTS: ReadonlyArray<{ url: string; language: Language; summary: string }> = [
@@ -77,20 +74,6 @@ export async function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): Pro
       (request, reply) => handleChat(deps, endpoint, request, reply),
     );
   }
-}
-
-/**
- * Fastify answers a malformed Content-Type (`""`, `json`, `a, b`) with 415 before the
- * handler runs, which would skip row 1 (a bad key gets 401 whatever the body) and row 4
- * (a wrong content type is the soft error `body_invalid`). The handler only asks "JSON or
- * not?", so the header is reduced to that answer, which Fastify always accepts.
- */
-export async function judgeContentTypeLater(request: FastifyRequest): Promise<void> {
-  const contentType = request.headers['content-type'];
-  if (contentType === undefined) return;
-  request.headers['content-type'] = isJsonContentType(contentType)
-    ? 'application/json'
-    : 'application/octet-stream';
 }
 
 async function handleChat(
@@ -169,51 +152,6 @@ function render(
     default:
       return refuse(decision, reply);
   }
-}
-
-/** The decisions that are neither a reply nor a soft error. */
-export type Refusal = Exclude<TurnDecision, { kind: 'reply' | 'soft_error' }>;
-
-/**
- * Refusals and failures, answered alike by every JSON front door: thrown as `ApiError` for
- * the route's error handler, which writes its own envelope (plauder's, or OpenAI's on /v1).
- */
-export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
-  switch (decision.kind) {
-    case 'quota_exceeded':
-      throw quotaExceeded(decision.quota);
-    case 'rate_limited':
-      throw rateLimited(decision.quota);
-    case 'idempotency_key_invalid':
-    case 'idempotency_key_reused':
-      throw new ApiError(decision.kind);
-    case 'idempotency_key_in_flight':
-    case 'too_many_concurrent':
-      throw new ApiError(decision.kind, { 'retry-after': '1' });
-    case 'failed':
-      throw Object.assign(new ApiError(decision.code), { cause: decision.cause });
-    case 'client_closed':
-    case 'client_closed_after_delivery':
-      // Nobody is there to answer; the request is logged when its connection closed.
-      return reply.hijack();
-    default:
-      return decision satisfies never;
-  }
-}
-
-function quotaExceeded(state: QuotaState): ApiError {
-  const retryAfter = String(retryAfterSeconds(state, 'month'));
-  const headers = rateLimitHeaders(state);
-  headers['retry-after'] = retryAfter;
-  return new ApiError('quota_exceeded', headers);
-}
-
-/** 429 for the per-minute limit: `Retry-After` is the time until the minute frees up. */
-function rateLimited(state: QuotaState): ApiError {
-  const retryAfter = String(retryAfterSeconds(state, 'minute'));
-  const headers = rateLimitHeaders(state);
-  headers['retry-after'] = retryAfter;
-  return new ApiError('rate_limited', headers);
 }
 
 declare module 'fastify' {

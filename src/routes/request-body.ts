@@ -1,18 +1,19 @@
 /**
- * @module routes/api/chat/chat-request
- * Validates a raw chat request body in the contract's order (rows 4-8 of the decision
- * table). Pure: no I/O, no exceptions; the result says which soft error applies.
- * `parseChatFields` (rows 5-8) is shared with the MCP tool `chat`.
+ * @module routes/request-body
+ * The request-body rules every front door shares: which Content-Type is JSON, how the bytes
+ * become a JSON object (UTF-8 only, no prototype-poisoning keys), and the fields of a chat
+ * message (rows 4-8 of the decision table, docs/contract.md, "A turn"). Pure: no I/O, no
+ * exceptions; a door renders the result in its own shape.
  */
+import type { FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
-import type { SoftErrorCode } from '../../../errors/error-codes.js';
-import { SESSION_ID_PATTERN } from '../../../sessions/session-service.js';
+import type { SoftErrorCode } from '../errors/error-codes.js';
+import { SESSION_ID_PATTERN } from '../sessions/session-service.js';
+import { hasMoreCodePointsThan } from '../util/code-points.js';
 
 export type ChatRequest =
   | { readonly ok: true; readonly message: string; readonly sessionId: string | undefined }
   | { readonly ok: false; readonly code: SoftErrorCode };
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
  * Rows 5-8 on fields already read as an object: the JSON body of `/api/chat`, the
@@ -26,7 +27,7 @@ export function parseChatFields(
   if (message === undefined || message === null) return { ok: false, code: 'message_missing' };
   if (typeof message !== 'string') return { ok: false, code: 'message_invalid' };
   if (message.trim().length === 0) return { ok: false, code: 'message_missing' };
-  if (codePointLength(message, messageMaxChars) > messageMaxChars) {
+  if (hasMoreCodePointsThan(message, messageMaxChars)) {
     return { ok: false, code: 'message_too_long' };
   }
 
@@ -39,6 +40,8 @@ export function parseChatFields(
   }
   return { ok: true, message, sessionId };
 }
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
  * The body as a JSON object, or undefined (wrong type, not UTF-8, not JSON, not an object,
@@ -63,33 +66,44 @@ export function parseJsonObject(
 
 const POISONING_REFUSED = { protoAction: 'error', constructorAction: 'error' } as const;
 
+/** The media type is `application/json`, whatever its parameters. */
+export function isJsonMediaType(contentType: string): boolean {
+  return contentType.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
 /**
  * `application/json`, with no charset or UTF-8's: JSON is UTF-8 (RFC 8259), and a body a
  * client says is in another charset would otherwise be read as something it did not send.
  */
 export function isJsonContentType(contentType: string | undefined): boolean {
-  if (contentType === undefined) return false;
-  const [mediaType = '', ...parameters] = contentType.split(';');
-  if (mediaType.trim().toLowerCase() !== 'application/json') return false;
-  return parameters.every((parameter) => {
-    const equals = parameter.indexOf('=');
-    if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset') return true;
-    const charset = parameter
-      .slice(equals + 1)
-      .trim()
-      .replace(/^"(.*)"$/, '$1')
-      .toLowerCase();
-    return charset === 'utf-8' || charset === 'utf8';
-  });
+  if (contentType === undefined || !isJsonMediaType(contentType)) return false;
+  return contentType
+    .split(';')
+    .slice(1)
+    .every((parameter) => {
+      const equals = parameter.indexOf('=');
+      if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset')
+        return true;
+      const charset = parameter
+        .slice(equals + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase();
+      return charset === 'utf-8' || charset === 'utf8';
+    });
 }
 
-/** Characters as users count them (code points), stopping early once past `max`. */
-function codePointLength(text: string, max: number): number {
-  if (text.length <= max) return text.length;
-  let count = 0;
-  for (const _ of text) {
-    count++;
-    if (count > max) break;
-  }
-  return count;
+/**
+ * Fastify answers a malformed Content-Type (`""`, `json`, `a, b`) with 415 before the
+ * handler runs, which would skip row 1 (a bad key gets 401 whatever the body) and row 4
+ * (a wrong content type is the soft error `body_invalid`), and give the admin API a 415 in
+ * no envelope of its own. A door only asks "JSON or not?", so the header is reduced to that
+ * answer, which Fastify always accepts.
+ */
+export async function judgeContentTypeLater(request: FastifyRequest): Promise<void> {
+  const contentType = request.headers['content-type'];
+  if (contentType === undefined) return;
+  request.headers['content-type'] = isJsonContentType(contentType)
+    ? 'application/json'
+    : 'application/octet-stream';
 }

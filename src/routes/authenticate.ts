@@ -1,11 +1,11 @@
 /**
- * @module routes/api/authenticate
+ * @module routes/authenticate
  * Row 1 of the decision table, shared by every key-protected route.
  */
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../../errors/api-error.js';
-import type { KeyAuthRecord } from '../../keys/key-service.js';
-import type { Services } from '../../services.js';
+import { ApiError } from '../errors/api-error.js';
+import type { KeyAuthRecord } from '../keys/key-service.js';
+import type { Services } from '../services.js';
 
 export interface AuthenticatedKey extends KeyAuthRecord {
   /** The plan's monthly limit. */

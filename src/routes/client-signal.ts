@@ -1,5 +1,5 @@
 /**
- * @module routes/api/client-signal
+ * @module routes/client-signal
  * A cancel signal that fires when the client goes away before its response is complete.
  *
  * Not Fastify's `request.signal`, nor the request's `close` event: Node emits that one as
@@ -7,7 +7,7 @@
  * the connection going away while the answer was still being prepared or sent.
  */
 import type { FastifyReply } from 'fastify';
-import { Cancellation, type CancelSignal } from '../../util/cancellation.js';
+import { Cancellation, type CancelSignal } from '../util/cancellation.js';
 
 class ClientClosedError extends Error {
   override readonly name = 'ClientClosedError';

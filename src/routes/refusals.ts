@@ -1,0 +1,51 @@
+/**
+ * @module routes/refusals
+ * The turn decisions that are neither a reply nor a soft error, answered alike by every JSON
+ * front door (`/api/chat`, `/v1`): thrown as `ApiError` for the route's error handler, which
+ * writes its own envelope (plauder's, or OpenAI's on /v1).
+ */
+import type { FastifyReply } from 'fastify';
+import type { TurnDecision } from '../chat/take-turn.js';
+import { ApiError } from '../errors/api-error.js';
+import { type QuotaState, rateLimitHeaders, retryAfterSeconds } from '../quota/quota-service.js';
+
+/** The decisions that are neither a reply nor a soft error. */
+export type Refusal = Exclude<TurnDecision, { kind: 'reply' | 'soft_error' }>;
+
+export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
+  switch (decision.kind) {
+    case 'quota_exceeded':
+      throw quotaExceeded(decision.quota);
+    case 'rate_limited':
+      throw rateLimited(decision.quota);
+    case 'idempotency_key_invalid':
+    case 'idempotency_key_reused':
+      throw new ApiError(decision.kind);
+    case 'idempotency_key_in_flight':
+    case 'too_many_concurrent':
+      throw new ApiError(decision.kind, { 'retry-after': '1' });
+    case 'failed':
+      throw Object.assign(new ApiError(decision.code), { cause: decision.cause });
+    case 'client_closed':
+    case 'client_closed_after_delivery':
+      // Nobody is there to answer; the request is logged when its connection closed.
+      return reply.hijack();
+    default:
+      return decision satisfies never;
+  }
+}
+
+function quotaExceeded(state: QuotaState): ApiError {
+  const retryAfter = String(retryAfterSeconds(state, 'month'));
+  const headers = rateLimitHeaders(state);
+  headers['retry-after'] = retryAfter;
+  return new ApiError('quota_exceeded', headers);
+}
+
+/** 429 for the per-minute limit: `Retry-After` is the time until the minute frees up. */
+function rateLimited(state: QuotaState): ApiError {
+  const retryAfter = String(retryAfterSeconds(state, 'minute'));
+  const headers = rateLimitHeaders(state);
+  headers['retry-after'] = retryAfter;
+  return new ApiError('rate_limited', headers);
+}
