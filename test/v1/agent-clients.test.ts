@@ -281,6 +281,14 @@ describe('tools through an LLM core (openai client)', () => {
       ['sunny', 'tool said: sunny'],
       ['Thanks', 'reply to: Thanks'],
     ]);
+    const stored = await http(`${s.url}/api/sessions/agent-1`, { key });
+    expect(stored.status).toBe(200);
+    expect(stored.text).not.toContain('tool_calls');
+    expect(stored.json.turns.map((t: { reply: string }) => t.reply)).toEqual([
+      '',
+      'tool said: sunny',
+      'reply to: Thanks',
+    ]);
     expect(await used(s, id)).toBe(3);
   });
 
