@@ -417,14 +417,7 @@ export function createInterpreter(
         formsOf(token).some((form) => words.has(form)),
     );
     if (!hit) return undefined;
-    const match: Match = {
-      entry: topic,
-      confidence: threshold,
-      coverage: 1,
-      words: 1,
-      evidence: 1,
-      rank: threshold,
-    };
+    const match = topicMatch(topic, threshold);
     return Object.assign({}, alone, {
       outcome: { kind: 'answer' as const, match },
       followUp: true,
@@ -521,14 +514,7 @@ export function createInterpreter(
         formsOf(token).some((form) => words.has(form)),
     );
     if (!named) return undefined;
-    const match: Match = {
-      entry: topic,
-      confidence: threshold,
-      coverage: 1,
-      words: 1,
-      evidence: 1,
-      rank: threshold,
-    };
+    const match = topicMatch(topic, threshold);
     return Object.assign({}, combined, { outcome: { kind: 'answer' as const, match } });
   };
 
@@ -593,4 +579,16 @@ function breakTie(alone: Interpretation, combined: Interpretation): Interpretati
   return chosen === undefined
     ? alone
     : Object.assign({}, alone, { outcome: { kind: 'answer' as const, match: chosen } });
+}
+
+/** The current topic taken as the answer of a follow-up, at the threshold's confidence. */
+function topicMatch(topic: Match['entry'], threshold: number): Match {
+  return {
+    entry: topic,
+    confidence: threshold,
+    coverage: 1,
+    words: 1,
+    evidence: 1,
+    rank: threshold,
+  };
 }
