@@ -210,7 +210,8 @@ async function askStreamed(
     return result;
   }
   const trimmer = createTrimmer(pass);
-  const calls = new ToolCallCollector();
+  // Made at the first tool-call delta: most streamed replies are text only.
+  let calls: ToolCallCollector | undefined;
   let reason: string | undefined;
   try {
     for await (const chunk of core.stream(call)) {
@@ -222,6 +223,7 @@ async function askStreamed(
           break;
         }
         case 'tool_calls': {
+          calls ??= new ToolCallCollector();
           calls.add(chunk.deltas);
           const sent = call.cancelled ? undefined : sink.toolCalls(chunk.deltas);
           if (sent) await sent;
@@ -243,7 +245,7 @@ async function askStreamed(
   } catch (error) {
     return failure(error);
   }
-  const toolCalls = calls.calls();
+  const toolCalls = calls?.calls() ?? [];
   if (toolCalls.length > 0) call.onFinish({ reason: reason ?? 'tool_calls', toolCalls });
   else if (reason !== undefined && reason !== 'stop') call.onFinish({ reason });
   const reply = trimmer.text();

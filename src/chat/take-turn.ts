@@ -421,7 +421,9 @@ export function createTakeTurn(
   }
 
   return async function takeTurn(asked) {
-    const input = { ...asked, request: refusedByCore(asked.request) };
+    // A new input only when the core refuses the request: most turns take it as asked.
+    const request = refusedByCore(asked.request);
+    const input = request === asked.request ? asked : { ...asked, request };
     const header = parseIdempotencyKey(input.idempotencyKey);
     if (!header.ok) return { kind: 'idempotency_key_invalid' };
     if (header.key === undefined) return guarded(() => decide(input, undefined));
