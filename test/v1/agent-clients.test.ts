@@ -47,6 +47,20 @@ async function server(up?: Upstream, env: Record<string, string> = {}): Promise<
   return started;
 }
 
+/** A server with the `openai` core in front of a fresh upstream, and a key of it. */
+async function gateway(env: Record<string, string> = {}) {
+  const up = await upstream();
+  const s = await server(up, env);
+  const { id, key } = await s.createKey();
+  return { up, s, id, key };
+}
+
+/** The same test without and with server-side memory (`X-Session-Id: sessionId`). */
+const bothMemories = (sessionId: string): [string, Record<string, string>][] => [
+  ['', {}],
+  [' with X-Session-Id', { 'X-Session-Id': sessionId }],
+];
+
 const used = (s: TestServer, id: string) =>
   s.services.usage.used(id, s.services.quota.monthOf(Date.now()).month);
 
@@ -165,9 +179,7 @@ describe('retries that end (openai client, default settings)', () => {
 
 describe('tools through an LLM core (openai client)', () => {
   it('passes tools through and answers with the tool calls; the result turn counts once more', async () => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
+    const { up, s, id, key } = await gateway();
     const client = openai(s, key);
     const first = await client.chat.completions.create({
       model: 'plauder-en',
@@ -210,9 +222,7 @@ describe('tools through an LLM core (openai client)', () => {
   });
 
   it('relays streamed tool-call deltas as OpenAI sends them, counted once', async () => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
+    const { s, id, key } = await gateway();
     const stream = await openai(s, key).chat.completions.create({
       model: 'plauder-en',
       messages: [{ role: 'user', content: 'Weather in Berlin and Paris? all tools' }],
@@ -246,9 +256,7 @@ describe('tools through an LLM core (openai client)', () => {
   });
 
   it('keeps tool calls and results in the session, so the agent sends only the tool results', async () => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
+    const { up, s, id, key } = await gateway();
     const client = openai(s, key, { 'X-Session-Id': 'agent-1' });
     const first = await client.chat.completions.create({
       model: 'plauder-en',
@@ -357,10 +365,7 @@ describe('structured output through an LLM core (openai client)', () => {
     },
   };
 
-  it.each([
-    ['', {}],
-    [' with X-Session-Id', { 'X-Session-Id': 'json-1' }],
-  ])(
+  it.each(bothMemories('json-1'))(
     'passes json_schema with strict to the upstream, plain and streamed%s',
     async (_name, headers) => {
       const up = await upstream();
@@ -406,9 +411,7 @@ describe('passed-through parts are checked for their shape before the upstream s
     ],
     ['an unknown response_format', { response_format: { type: 'bogus' } }, 'response_format'],
   ])('400 naming the parameter for %s, the upstream not asked', async (_name, extra, param) => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
+    const { up, s, id, key } = await gateway();
     const body = { model: 'plauder-en', messages: [{ role: 'user', content: 'Hi' }], ...extra };
     const error = await caught(
       openai(s, key).chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming),
@@ -420,9 +423,7 @@ describe('passed-through parts are checked for their shape before the upstream s
   });
 
   it('400 naming tools for a tool schema nested 10 000 levels deep, not a 500', async () => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
+    const { up, s, id, key } = await gateway();
     const schema = `${'{"type":"object","properties":{"a":'.repeat(10_000)}{}${'}}'.repeat(10_000)}`;
     const raw = `{"model":"plauder-en","messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${schema}}}]}`;
     const res = await http(`${s.url}/v1/chat/completions`, {
@@ -515,71 +516,65 @@ describe('the Vercel AI SDK', () => {
       supportsStructuredOutputs: true,
     });
 
-  it.each([
-    ['', {}],
-    [' with X-Session-Id', { 'X-Session-Id': 'vercel-1' }],
-  ])('generateText with tools runs the agent loop to a text answer%s', async (_name, headers) => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
-    const result = await generateText({
-      model: provider(s, key, headers)('plauder-en'),
-      prompt: 'Weather in Berlin?',
-      tools: {
-        get_weather: tool({
-          description: 'The weather in a city',
-          inputSchema: weatherSchema,
-          execute: async ({ city }) => ({ city, celsius: 21 }),
-        }),
-      },
-      stopWhen: stepCountIs(3),
-    });
-    expect(result.text).toBe('tool said: {"city":"Berlin","celsius":21}');
-    expect(result.steps).toHaveLength(2);
-    expect(await used(s, id)).toBe(2);
-  });
+  it.each(bothMemories('vercel-1'))(
+    'generateText with tools runs the agent loop to a text answer%s',
+    async (_name, headers) => {
+      const { s, id, key } = await gateway();
+      const result = await generateText({
+        model: provider(s, key, headers)('plauder-en'),
+        prompt: 'Weather in Berlin?',
+        tools: {
+          get_weather: tool({
+            description: 'The weather in a city',
+            inputSchema: weatherSchema,
+            execute: async ({ city }) => ({ city, celsius: 21 }),
+          }),
+        },
+        stopWhen: stepCountIs(3),
+      });
+      expect(result.text).toBe('tool said: {"city":"Berlin","celsius":21}');
+      expect(result.steps).toHaveLength(2);
+      expect(await used(s, id)).toBe(2);
+    },
+  );
 
-  it.each([
-    ['', {}],
-    [' with X-Session-Id', { 'X-Session-Id': 'vercel-2' }],
-  ])('streamText with tools streams the tool call and the answer%s', async (_name, headers) => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
-    const result = streamText({
-      model: provider(s, key, headers)('plauder-en'),
-      prompt: 'Weather in Berlin?',
-      tools: {
-        get_weather: tool({
-          inputSchema: weatherSchema,
-          execute: async ({ city }) => `${city}: sunny`,
-        }),
-      },
-      stopWhen: stepCountIs(3),
-    });
-    const kinds = new Set<string>();
-    for await (const part of result.fullStream) kinds.add(part.type);
-    expect(kinds).toContain('tool-call');
-    expect(kinds).toContain('tool-result');
-    expect(await result.text).toBe('tool said: Berlin: sunny');
-    expect(await used(s, id)).toBe(2);
-  });
+  it.each(bothMemories('vercel-2'))(
+    'streamText with tools streams the tool call and the answer%s',
+    async (_name, headers) => {
+      const { s, id, key } = await gateway();
+      const result = streamText({
+        model: provider(s, key, headers)('plauder-en'),
+        prompt: 'Weather in Berlin?',
+        tools: {
+          get_weather: tool({
+            inputSchema: weatherSchema,
+            execute: async ({ city }) => `${city}: sunny`,
+          }),
+        },
+        stopWhen: stepCountIs(3),
+      });
+      const kinds = new Set<string>();
+      for await (const part of result.fullStream) kinds.add(part.type);
+      expect(kinds).toContain('tool-call');
+      expect(kinds).toContain('tool-result');
+      expect(await result.text).toBe('tool said: Berlin: sunny');
+      expect(await used(s, id)).toBe(2);
+    },
+  );
 
-  it.each([
-    ['', {}],
-    [' with X-Session-Id', { 'X-Session-Id': 'vercel-3' }],
-  ])('generateObject gets an object that fits the schema%s', async (_name, headers) => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
-    const { object } = await generateObject({
-      model: provider(s, key, headers)('plauder-en'),
-      schema: z.object({ name: z.string(), people: z.number() }),
-      prompt: 'A city',
-    });
-    expect(object).toEqual({ name: 'Berlin', people: 2 });
-    expect(await used(s, id)).toBe(1);
-  });
+  it.each(bothMemories('vercel-3'))(
+    'generateObject gets an object that fits the schema%s',
+    async (_name, headers) => {
+      const { s, id, key } = await gateway();
+      const { object } = await generateObject({
+        model: provider(s, key, headers)('plauder-en'),
+        schema: z.object({ name: z.string(), people: z.number() }),
+        prompt: 'A city',
+      });
+      expect(object).toEqual({ name: 'Berlin', people: 2 });
+      expect(await used(s, id)).toBe(1);
+    },
+  );
 });
 
 describe('LangChain JS', () => {
@@ -590,51 +585,48 @@ describe('LangChain JS', () => {
       configuration: { baseURL: `${s.url}/v1`, defaultHeaders: headers },
     });
 
-  it.each([
-    ['', {}],
-    [' with X-Session-Id', { 'X-Session-Id': 'lc-1' }],
-  ])('bindTools: an agent loop calls the tool and answers%s', async (_name, headers) => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
-    const getWeather = langchainTool(async ({ city }: { city: string }) => `${city}: 21 degrees`, {
-      name: 'get_weather',
-      description: 'The weather in a city',
-      schema: weatherSchema,
-    });
-    const model = chat(s, key, headers).bindTools([getWeather]);
-    const messages: Parameters<typeof model.invoke>[0] = [['user', 'Weather in Berlin?']];
-    const first = await model.invoke(messages);
-    expect(first.tool_calls?.[0]).toMatchObject({ name: 'get_weather', args: { city: 'Berlin' } });
-    const results = await Promise.all(
-      (first.tool_calls ?? []).map((call) => getWeather.invoke(call)),
-    );
-    const second = await model.invoke([...(messages as never[]), first, ...results]);
-    expect(second.content).toBe('tool said: Berlin: 21 degrees');
-    expect(await used(s, id)).toBe(2);
-  });
+  it.each(bothMemories('lc-1'))(
+    'bindTools: an agent loop calls the tool and answers%s',
+    async (_name, headers) => {
+      const { s, id, key } = await gateway();
+      const getWeather = langchainTool(
+        async ({ city }: { city: string }) => `${city}: 21 degrees`,
+        {
+          name: 'get_weather',
+          description: 'The weather in a city',
+          schema: weatherSchema,
+        },
+      );
+      const model = chat(s, key, headers).bindTools([getWeather]);
+      const messages: Parameters<typeof model.invoke>[0] = [['user', 'Weather in Berlin?']];
+      const first = await model.invoke(messages);
+      expect(first.tool_calls?.[0]).toMatchObject({
+        name: 'get_weather',
+        args: { city: 'Berlin' },
+      });
+      const results = await Promise.all(
+        (first.tool_calls ?? []).map((call) => getWeather.invoke(call)),
+      );
+      const second = await model.invoke([...(messages as never[]), first, ...results]);
+      expect(second.content).toBe('tool said: Berlin: 21 degrees');
+      expect(await used(s, id)).toBe(2);
+    },
+  );
 
-  it.each([
-    ['', {}],
-    [' with X-Session-Id', { 'X-Session-Id': 'lc-2' }],
-  ])('withStructuredOutput returns the parsed object%s', async (_name, headers) => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
-    const structured = chat(s, key, headers).withStructuredOutput(
-      z.object({ name: z.string(), people: z.number() }),
-    );
-    expect(await structured.invoke('A city')).toEqual({ name: 'Berlin', people: 2 });
-    expect(await used(s, id)).toBe(1);
-  });
+  it.each(bothMemories('lc-2'))(
+    'withStructuredOutput returns the parsed object%s',
+    async (_name, headers) => {
+      const { s, id, key } = await gateway();
+      const structured = chat(s, key, headers).withStructuredOutput(
+        z.object({ name: z.string(), people: z.number() }),
+      );
+      expect(await structured.invoke('A city')).toEqual({ name: 'Berlin', people: 2 });
+      expect(await used(s, id)).toBe(1);
+    },
+  );
 
-  it.each([
-    ['', {}],
-    [' with X-Session-Id', { 'X-Session-Id': 'lc-3' }],
-  ])('stream yields the reply in pieces%s', async (_name, headers) => {
-    const up = await upstream();
-    const s = await server(up);
-    const { id, key } = await s.createKey();
+  it.each(bothMemories('lc-3'))('stream yields the reply in pieces%s', async (_name, headers) => {
+    const { s, id, key } = await gateway();
     let text = '';
     let pieces = 0;
     for await (const chunk of await chat(s, key, headers).stream('Hello there')) {
