@@ -36,6 +36,25 @@ export async function authenticate(
   };
 }
 
+/**
+ * Row 1 before anything else, also before Fastify reads the body (a bad key gets 401 whatever
+ * its body or Content-Type): `hook` authenticates in `onRequest`, `keyOf` gives the handler
+ * the key it found.
+ */
+export function authenticateBeforeBody(services: Services) {
+  const keys = new WeakMap<FastifyRequest, AuthenticatedKey>();
+  return {
+    hook: async (request: FastifyRequest): Promise<void> => {
+      keys.set(request, await authenticate(services, request));
+    },
+    keyOf: (request: FastifyRequest): AuthenticatedKey => {
+      const key = keys.get(request);
+      if (!key) throw new Error(`${request.url} reached its handler unauthenticated`);
+      return key;
+    },
+  };
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** Public id of the authenticated key, for logs and metrics. */

@@ -23,7 +23,7 @@ import type { Handover, TakeTurn } from '../../chat/take-turn.js';
 import { ApiError } from '../../errors/api-error.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
-import { type AuthenticatedKey, authenticate } from '../authenticate.js';
+import { type AuthenticatedKey, authenticateBeforeBody } from '../authenticate.js';
 import { clientSignal } from '../client-signal.js';
 import { bearerSecurity, errorRef } from '../schemas.js';
 import { checkMcpInput, type JsonRpcError } from './mcp-input.js';
@@ -45,19 +45,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Promi
     tools: toolDefinitions(deps.services.config),
     version: deps.version,
   };
-  const keys = new WeakMap<FastifyRequest, AuthenticatedKey>();
-  /**
-   * Row 1 before anything else, also before Fastify reads the body: a bad key gets 401
-   * whatever the Content-Type (Fastify refuses a malformed one before the handler runs).
-   */
-  const authenticateFirst = async (request: FastifyRequest) => {
-    keys.set(request, await authenticate(deps.services, request));
-  };
-  const keyOf = (request: FastifyRequest): AuthenticatedKey => {
-    const key = keys.get(request);
-    if (!key) throw new Error('an /mcp request reached its handler unauthenticated');
-    return key;
-  };
+  const { hook: authenticateFirst, keyOf } = authenticateBeforeBody(deps.services);
 
   app.post(
     MCP_ROUTE,

@@ -14,7 +14,7 @@ import { ERROR_MESSAGES, type ErrorCode } from '../../errors/error-codes.js';
 import { safeError } from '../../errors/safe-error.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
-import { type AuthenticatedKey, authenticate } from '../authenticate.js';
+import { type AuthenticatedKey, authenticate, authenticateBeforeBody } from '../authenticate.js';
 import { clientSignal } from '../client-signal.js';
 import { refuse } from '../refusals.js';
 import { judgeContentTypeLater } from '../request-body.js';
@@ -56,15 +56,8 @@ const MODELS_CREATED = 1_767_225_600;
 
 /** Registered with the prefix `/v1`. */
 export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise<void> {
-  const keys = new WeakMap<FastifyRequest, AuthenticatedKey>();
-  const authenticateFirst = async (request: FastifyRequest) => {
-    keys.set(request, await authenticate(deps.services, request));
-  };
-  const keyOf = (request: FastifyRequest): AuthenticatedKey => {
-    const key = keys.get(request);
-    if (!key) throw new Error('a /v1 completion reached its handler unauthenticated');
-    return key;
-  };
+  // Images make bodies larger than /api/chat's: only a known key's body is read.
+  const { hook: authenticateFirst, keyOf } = authenticateBeforeBody(deps.services);
   app.addSchema(openAiErrorSchema);
   app.setErrorHandler(renderError);
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -139,7 +132,6 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
       },
       // The schemas document the body; the use case judges it, in the contract's order.
       validatorCompiler: () => () => true,
-      // Images make bodies larger than /api/chat's: only a known key's body is read.
       bodyLimit: deps.services.config.completionBodyLimitBytes,
       onRequest: [judgeContentTypeLater, authenticateFirst],
     },
