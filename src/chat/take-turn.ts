@@ -40,7 +40,7 @@ import type {
 } from '../idempotency/idempotency-service.js';
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
-import type { OpenSession, SessionPlan } from '../sessions/session-service.js';
+import type { OpenSession } from '../sessions/session-service.js';
 import type { CancelSignal } from '../util/cancellation.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
@@ -183,6 +183,11 @@ type MessageRequest = Extract<TurnRequest, { ok: true }>;
 /** A unit of the quota reserved for this turn. */
 type Reserved = Extract<Reservation, { ok: true }>;
 
+/** The turn's session being opened (undefined: the turn has none), or why it could not be. */
+type Opening =
+  | Promise<{ ok: true; session: OpenSession } | { ok: false; cause: unknown }>
+  | undefined;
+
 export interface TakeTurnOptions {
   /**
    * Aborts when the service is stopping and turns still waiting for the core must end:
@@ -210,7 +215,7 @@ export function createTakeTurn(
     if (!admitted.ok) return admitted.decision;
     const { request, reservation, session } = admitted;
     try {
-      return await converse(input, request, session, claim, reservation, now, stamp);
+      return await converse(input, request, session, claim, reservation, stamp);
     } finally {
       turnsPerKey.release(input.key.id);
     }
@@ -223,7 +228,7 @@ export function createTakeTurn(
     now: number,
     stamp: TurnStamp,
   ): Promise<
-    | { ok: true; request: MessageRequest; reservation: Reserved; session: SessionPlan | undefined }
+    | { ok: true; request: MessageRequest; reservation: Reserved; session: Opening }
     | { ok: false; decision: TurnDecision }
   > {
     const { key, request, signal } = input;
@@ -232,23 +237,27 @@ export function createTakeTurn(
       return softError(stamp, 'plan_inactive', state);
     }
     if (!request.ok) {
-      const state = await quota.current(key, now);
-      if (state.used >= state.limit) return decided({ kind: 'quota_exceeded', quota: state });
-      if (state.minute && state.minute.used >= state.minute.limit)
-        return decided({ kind: 'rate_limited', quota: state });
+      const { state, refusedBy } = await quota.check(key, now);
+      if (refusedBy === 'month') return decided({ kind: 'quota_exceeded', quota: state });
+      if (refusedBy === 'minute') return decided({ kind: 'rate_limited', quota: state });
       return softError(stamp, request.code, state, request.detail);
     }
     if (signal.aborted) return decided({ kind: 'client_closed' });
 
-    // The session's row is read with the reservation where the database can (one round
-    // trip on PostgreSQL), else on its own when the session is opened.
-    const session =
-      request.sessionId === undefined ? undefined : sessions.plan(key.id, request.sessionId);
     // The key's place is taken before its unit, and held until the turn's decision is final.
     if (!turnsPerKey.take(key.id, maxTurns(key))) return decided({ kind: 'too_many_concurrent' });
+    // The session is read while the unit is reserved (on PostgreSQL both statements go in
+    // one round trip); a refused turn only drops what was read.
+    const session: Opening =
+      request.sessionId === undefined
+        ? undefined
+        : sessions.open(key.id, request.sessionId, now).then(
+            (opened) => ({ ok: true, session: opened }),
+            (cause: unknown) => ({ ok: false, cause }),
+          );
     let reservation: Reservation;
     try {
-      reservation = await quota.reserve(key, now, session?.read, claim?.unit);
+      reservation = await quota.reserve(key, now, claim?.unit);
     } catch (cause) {
       turnsPerKey.release(key.id);
       throw cause;
@@ -301,20 +310,17 @@ export function createTakeTurn(
   async function converse(
     input: TurnInput,
     request: MessageRequest,
-    plan: SessionPlan | undefined,
+    opening: Opening,
     claim: Claim | undefined,
     reservation: Reserved,
-    now: number,
     stamp: TurnStamp,
   ): Promise<TurnDecision> {
     const { language, signal } = input;
     const failed = (decision: TurnDecision) => refunded(reservation, decision);
-    let session: OpenSession | undefined;
-    try {
-      session = await plan?.open(now, reservation.alongside);
-    } catch (cause) {
-      return failed({ kind: 'failed', code: 'internal_error', cause });
-    }
+    const opened = await opening;
+    if (opened?.ok === false)
+      return failed({ kind: 'failed', code: 'internal_error', cause: opened.cause });
+    const session = opened?.session;
     const history = session?.history ?? lastTurns(request.history, config.sessionWindow);
     const coreRequest = {
       language,

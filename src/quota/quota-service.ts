@@ -10,7 +10,7 @@
 
 import type { EventOutbox } from '../events/event-outbox.js';
 import { warningAt } from '../events/events.js';
-import type { AlongsideRead, WriteStep } from '../storage/prepared-query.js';
+import type { WriteStep } from '../storage/prepared-query.js';
 import type { CountedUnit, UsageRepository } from '../storage/repositories/usage-repository.js';
 import { daysOfMonthUpTo, type MonthWindow, type MonthWindows } from './month-window.js';
 import { createRefundQueue } from './refund-queue.js';
@@ -53,8 +53,6 @@ export type Reservation =
        * work a key can cause, whatever it receives.
        */
       refund(options?: { readonly keepMinute?: boolean }): Promise<void>;
-      /** The row of the read the reservation carried, when the database could carry it. */
-      readonly alongside?: { readonly row: unknown };
     }
   | {
       readonly ok: false;
@@ -89,17 +87,19 @@ interface UnitHolder {
 
 export interface QuotaService {
   /**
-   * Counts one request if there is room. `alongside`: a read of the turn's that the
-   * reservation's statement may carry (PostgreSQL), to save its round trip. `holder`: who
-   * holds the unit (see UnitHolder); a unit it adopts is admitted without counting again.
+   * Counts one request if there is room. `holder`: who holds the unit (see UnitHolder); a
+   * unit it adopts is admitted without counting again.
    */
-  reserve(
-    key: QuotaKey,
-    nowMs: number,
-    alongside?: AlongsideRead,
-    holder?: UnitHolder,
-  ): Promise<Reservation>;
+  reserve(key: QuotaKey, nowMs: number, holder?: UnitHolder): Promise<Reservation>;
   current(key: Pick<QuotaKey, 'id' | 'limit' | 'minuteLimit'>, nowMs: number): Promise<QuotaState>;
+  /**
+   * The state, and the limit a request would find reached now (undefined: none), without
+   * counting anything: for a request refused for another reason after the limits' rows.
+   */
+  check(
+    key: Pick<QuotaKey, 'id' | 'limit' | 'minuteLimit'>,
+    nowMs: number,
+  ): Promise<{ readonly state: QuotaState; readonly refusedBy: 'month' | 'minute' | undefined }>;
   monthOf(nowMs: number): MonthWindow;
   /** Refunds not yet written because the database did not answer (retried in the background). */
   pendingRefunds(): number;
@@ -149,15 +149,21 @@ export function createQuotaService(
           },
   });
 
-  const current: QuotaService['current'] = async (key, nowMs) => {
+  const check: QuotaService['check'] = async (key, nowMs) => {
     const window = windows.at(nowMs);
-    const row = await usage.row(key.id, window.month);
-    const minuteUsed = row.minute === minuteOf(nowMs) ? row.minuteUsed : 0;
-    return stateOf(key, window, nowMs, row.used, minuteUsed);
+    const { used, minuteUsed, refusedBy } = await usage.standing({
+      keyId: key.id,
+      month: window.month,
+      limit: key.limit,
+      minute: minuteOf(nowMs),
+      minuteLimit: key.minuteLimit,
+    });
+    return { state: stateOf(key, window, nowMs, used, minuteUsed), refusedBy };
   };
+  const current: QuotaService['current'] = async (key, nowMs) => (await check(key, nowMs)).state;
 
   return {
-    async reserve(key, nowMs, alongside, holder) {
+    async reserve(key, nowMs, holder) {
       // A request that died after reserving was never answered: its retry is that unit.
       if (holder?.adopt() !== undefined) {
         return { ok: true, state: await current(key, nowMs), refund: holder.refund };
@@ -189,7 +195,6 @@ export function createQuotaService(
         minuteLimit: key.minuteLimit,
         watch: outbox.enabled ? [warnAt, key.limit] : [],
         record,
-        alongside: holder === undefined ? alongside : undefined,
         also:
           holder === undefined ? undefined : [holder.holding({ month: window.month, minute, day })],
       });
@@ -206,10 +211,10 @@ export function createQuotaService(
           holder?.refund ??
           ((options) =>
             refunds.refund(key.id, window.month, options?.keepMinute ? undefined : minute, day)),
-        alongside: outcome.alongside,
       };
     },
     current,
+    check,
     monthOf: (nowMs) => windows.at(nowMs),
     pendingRefunds: () => refunds.pending(),
     flushRefunds: () => refunds.flush(),

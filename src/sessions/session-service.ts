@@ -9,10 +9,9 @@
  * one session all land, in the order they finish, and none has to be retried.
  */
 import type { Language, Turn, WireMessage } from '../core/core-adapter.js';
-import type { AlongsideRead, WriteStep } from '../storage/prepared-query.js';
+import type { WriteStep } from '../storage/prepared-query.js';
 import { activeSince, isExpired } from '../storage/repositories/session-expiry.js';
 import type {
-  CarriedSession,
   SessionHead,
   SessionRow,
   SessionsRepository,
@@ -39,19 +38,8 @@ export interface OpenSession {
   readonly conversationId: string;
 }
 
-/**
- * A session about to be opened by a turn: `read` is the read of its row that the turn's
- * reservation may carry (saving a round trip on PostgreSQL); `open` opens it with what that
- * read returned, or reads it itself when nothing was carried.
- */
-export interface SessionPlan {
-  readonly read: AlongsideRead;
-  open(nowMs: number, carried: { readonly row: unknown } | undefined): Promise<OpenSession>;
-}
-
 export interface SessionService {
   open(keyId: string, sessionId: string, nowMs: number): Promise<OpenSession>;
-  plan(keyId: string, sessionId: string): SessionPlan;
   /** All stored turns, or undefined when there is no live session. */
   read(keyId: string, sessionId: string, nowMs: number): Promise<StoredSessionTurn[] | undefined>;
   delete(keyId: string, sessionId: string, nowMs: number): Promise<boolean>;
@@ -176,21 +164,6 @@ export function createSessionService(
       }
     }
     return fromRow(keyId, hash, await sessions.find(keyId, hash), nowMs);
-  }
-
-  /** `load` with the row read beside the reservation: current for `cached`, or whole. */
-  async function loadCarried(
-    keyId: string,
-    hash: string,
-    cached: SessionState | undefined,
-    carried: CarriedSession,
-    nowMs: number,
-  ): Promise<SessionState> {
-    const { row, current } = carried;
-    if (row === undefined) return cached === undefined ? noSession(hash) : gone(keyId, hash);
-    if (cached !== undefined && current) return stillCurrent(cached, row, nowMs);
-    // Not current: the read brought the window (it leaves it out only for a current copy).
-    return fromRow(keyId, hash, row, nowMs);
   }
 
   function gone(keyId: string, hash: string): SessionState {
@@ -410,29 +383,15 @@ export function createSessionService(
     return state.history;
   };
 
-  function plan(keyId: string, sessionId: string): SessionPlan {
-    const hash = sealer.sessionHash(keyId, sessionId);
-    // The copy the carried read is compared with (the cache may change before it returns).
-    const cached = windows.get(keyId, hash);
-    return {
-      read: sessions.readAlongside(keyId, hash, cached),
-      async open(nowMs, carried) {
-        const state =
-          carried === undefined
-            ? await loadFrom(keyId, hash, cached, nowMs)
-            : await loadCarried(keyId, hash, cached, sessions.carried(carried.row), nowMs);
-        return {
-          history: historyOf(state),
-          record: (turn, at, together) => append(keyId, state, turn, at, together),
-          conversationId: sealer.conversationId(keyId, sessionId),
-        };
-      },
-    };
-  }
-
   return {
-    open: (keyId, sessionId, nowMs) => plan(keyId, sessionId).open(nowMs, undefined),
-    plan,
+    async open(keyId, sessionId, nowMs) {
+      const state = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
+      return {
+        history: historyOf(state),
+        record: (turn, at, together) => append(keyId, state, turn, at, together),
+        conversationId: sealer.conversationId(keyId, sessionId),
+      };
+    },
 
     async read(keyId, sessionId, nowMs) {
       const { entries } = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);

@@ -8,13 +8,7 @@
  * prepared query run on that instance, outside any transaction, then skips Kysely's
  * connection hand-over, which on SQLite costs more than the statement itself.
  */
-import {
-  type Compilable,
-  CompiledQuery,
-  type Expression,
-  type Kysely,
-  type QueryResult,
-} from 'kysely';
+import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './schema.js';
 
 /** One compiled statement with its parameter values. */
@@ -44,18 +38,6 @@ export interface DirectRunner {
     read: BoundQuery,
     then: (rows: readonly unknown[]) => readonly BoundQuery[],
   ): Promise<readonly unknown[]> | undefined;
-  /** `runBatched` on this database, or undefined where it has no batches. */
-  batched?(
-    key: string,
-    input: unknown,
-    run: (inputs: readonly unknown[], statements: BatchStatements) => readonly unknown[],
-  ): Promise<unknown> | undefined;
-}
-
-/** What a batch runs its statements with: synchronously, inside the batch's transaction. */
-export interface BatchStatements {
-  all(query: BoundQuery): readonly unknown[];
-  run(query: BoundQuery): void;
 }
 
 const directRunners = new WeakMap<object, DirectRunner>();
@@ -133,18 +115,6 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
 }
 
 /**
- * A read that a write statement may carry (on PostgreSQL as one more CTE, in the same round
- * trip). `build` makes the select with its parameters named as for `prepareQuery`, and
- * `kind` names its shape: each combination is prepared once. Where the database cannot
- * combine them, the carrying statement ignores it and the caller reads on its own.
- */
-export interface AlongsideRead {
-  readonly kind: string;
-  build(db: Kysely<Database>, param: Param): Expression<Record<string, unknown>>;
-  readonly params: Readonly<Record<string, unknown>>;
-}
-
-/**
  * A short read-modify-write: runs `read` (a statement that locks what it returns, such as
  * an upsert with `RETURNING`), then the statements `then` builds from its rows, in one
  * transaction, so no other writer gets in between, in this process or another. `then`
@@ -171,34 +141,6 @@ export async function runAtomically<R>(
     }
     return rows;
   });
-}
-
-/**
- * Joins `input` to the batch of `key` that the database commits next, and answers with
- * what `run` gave for it. `key` names what the batch does and to which rows (e.g.
- * `reserve\0<key id>\0<month>`): every caller with the same key passes the same `run`.
- * `run` gets the inputs of every caller that joined that batch, in the order they came, and
- * must return one output for each, in that order. Like `then` of `runAtomically`, it is
- * synchronous and runs in one transaction with its statements: no other writer gets in
- * between, in this process or another. If it throws, every caller of the batch gets the
- * error and none of its statements counts.
- *
- * Undefined where the database has no batches (PostgreSQL; SQLite inside a transaction a
- * Kysely caller holds): the caller then does its work on its own.
- */
-export function runBatched<I, O>(
-  db: Kysely<Database>,
-  key: string,
-  input: I,
-  run: (inputs: readonly I[], statements: BatchStatements) => readonly O[],
-): Promise<O> | undefined {
-  const batched = directRunners.get(db)?.batched;
-  if (batched === undefined) return undefined;
-  return batched(
-    key,
-    input,
-    run as (inputs: readonly unknown[], statements: BatchStatements) => readonly unknown[],
-  ) as Promise<O> | undefined;
 }
 
 /** Runs `steps` one after the other on `executor` (a transaction, to commit them with it). */

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BatchStatements } from '../../src/storage/prepared-query.js';
 import { createDirectRunner } from '../../src/storage/sqlite/direct-runner.js';
 import { tempDir } from '../helpers/test-database.js';
 
@@ -42,30 +41,6 @@ function database() {
     return statement;
   };
   return { sqlite, file, ran, run: createDirectRunner(sqlite, prepare) };
-}
-
-/**
- * A batch as a repository writes one: reads the counter once, adds each input in turn (an
- * input of 0 is refused), writes the counter once, answers each input its new value.
- */
-function addAll(name: string) {
-  return (inputs: readonly unknown[], statements: BatchStatements) => {
-    const [row] = statements.all({
-      sql: 'select value from counters where name = ?',
-      parameters: [name],
-    }) as { value: number }[];
-    let total = row?.value ?? 0;
-    const answers = inputs.map((input) => {
-      if (input === 0) return 'refused';
-      total += input as number;
-      return total;
-    });
-    statements.run({
-      sql: 'update counters set value = ? where name = ?',
-      parameters: [total, name],
-    });
-    return answers;
-  };
 }
 
 const bump = 'update counters set value = value + 1 where name = ? returning value';
@@ -133,59 +108,5 @@ describe('the SQLite direct runner', () => {
 
     await expect(queued).resolves.toEqual({ rows: [{ value: 1 }] });
     expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([1, 0]);
-  });
-
-  it('runs the inputs of one batch key in one job, in the order they came, and answers each', async () => {
-    const { sqlite, run, ran } = database();
-    const batched = run.batched;
-    if (batched === undefined) throw new Error('the runner has no batches');
-    ran.length = 0;
-    const answers = await Promise.all([
-      batched('a', 1, addAll('a')),
-      run(bump, ['b']),
-      batched('a', 0, addAll('a')),
-      batched('a', 2, addAll('a')),
-    ]);
-    expect(answers).toEqual([1, { rows: [{ value: 1 }] }, 'refused', 3]);
-    expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([3, 1]);
-    // One transaction: the batch's two statements once (under its savepoint), the bump.
-    expect(ran.filter((sql) => sql.startsWith('select value'))).toHaveLength(1);
-    expect(ran.filter((sql) => sql.startsWith('update counters set value = ?'))).toHaveLength(1);
-    expect(ran.filter((sql) => sql === 'begin immediate')).toHaveLength(1);
-    expect(ran.filter((sql) => sql === 'commit')).toHaveLength(1);
-  });
-
-  it('keeps batch keys apart and starts a new batch once a group has been committed', async () => {
-    const { sqlite, run } = database();
-    const batched = run.batched;
-    if (batched === undefined) throw new Error('the runner has no batches');
-    const first = await Promise.all([batched('a', 1, addAll('a')), batched('b', 2, addAll('b'))]);
-    expect(first).toEqual([1, 2]);
-    // A later turn of the event loop: the batch of 'a' above is gone, a new one reads 1.
-    const second = await Promise.all([batched('a', 1, addAll('a')), batched('a', 1, addAll('a'))]);
-    expect(second).toEqual([2, 3]);
-    expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([3, 2]);
-  });
-
-  it('fails every caller of a batch that breaks a constraint, and only them', async () => {
-    const { sqlite, run } = database();
-    const batched = run.batched;
-    if (batched === undefined) throw new Error('the runner has no batches');
-    const results = await Promise.allSettled([
-      batched('a', 2, addAll('a')),
-      run(bump, ['b']),
-      batched('a', 2, addAll('a')),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'rejected']);
-    expect(String((results[0] as PromiseRejectedResult).reason)).toContain('CHECK constraint');
-    expect(String((results[2] as PromiseRejectedResult).reason)).toContain('CHECK constraint');
-    expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([0, 1]);
-  });
-
-  it('leaves a batch to the caller while a transaction is open', () => {
-    const { sqlite, run } = database();
-    sqlite.prepare('begin immediate').run();
-    expect(run.batched?.('a', 1, addAll('a'))).toBeUndefined();
-    sqlite.prepare('rollback').run();
   });
 });

@@ -5,13 +5,7 @@
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
-import {
-  type AlongsideRead,
-  type Param,
-  prepareQuery,
-  runAtomically,
-  type WriteStep,
-} from '../prepared-query.js';
+import { type Param, prepareQuery, runAtomically, type WriteStep } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 import { type StoredSealed, sealedColumn } from '../sealed-column.js';
 import { expiredSql, isExpired } from './session-expiry.js';
@@ -67,23 +61,8 @@ interface WindowChange {
   readonly activeSince: number;
 }
 
-/** A session's row as read beside another statement (see `SessionsRepository.readAlongside`). */
-export interface CarriedSession {
-  /** Undefined: no such session. */
-  readonly row: SessionRow | undefined;
-  /** The row is at the head given to the read: its window was left out (null). */
-  readonly current: boolean;
-}
-
 export interface SessionsRepository {
   find(keyId: string, sessionHash: string): Promise<SessionRow | undefined>;
-  /**
-   * `find` as a read another statement carries (on PostgreSQL the reservation of the turn,
-   * in its round trip); the window is left out when the row is still at `known` (a copy
-   * held in memory is current). `carried` reads what it returned.
-   */
-  readAlongside(keyId: string, sessionHash: string, known?: SessionHead): AlongsideRead;
-  carried(value: unknown): CarriedSession;
   /** The session's row without its window: enough to tell whether a copy is current. */
   head(keyId: string, sessionHash: string): Promise<SessionHead | undefined>;
   /**
@@ -214,51 +193,10 @@ export function createSessionsRepository(
       .where('session_hash', '=', p<string>('hash')),
   );
 
-  const buildCarried = (db: Kysely<Database>, p: Param) =>
-    db
-      .selectFrom('sessions')
-      .select((eb) => {
-        const current = eb.and([
-          eb('turn_count', '=', p<number>('count')),
-          eb('created_at', '=', p<number>('createdAt')),
-        ]);
-        return [
-          'turn_count',
-          'last_active_at',
-          'created_at',
-          current.as('current'),
-          eb
-            .case()
-            .when(current)
-            .then(null)
-            .else(eb.ref('sealed_window'))
-            .end()
-            .as('sealed_window'),
-        ];
-      })
-      .where('key_id', '=', p<string>('keyId'))
-      .where('session_hash', '=', p<string>('hash'));
-
   return {
     async find(keyId, hash) {
       const row = (await findQuery(db, { keyId, hash })).rows[0];
       return row && toRow(row);
-    },
-
-    readAlongside(keyId, hash, known) {
-      // A count no row has when nothing is known: the window always comes.
-      const at = known ?? { turnCount: -1, createdAt: -1 };
-      return {
-        kind: 'session',
-        build: buildCarried,
-        params: { keyId, hash, count: at.turnCount, createdAt: at.createdAt },
-      };
-    },
-
-    carried(value) {
-      if (value === null || typeof value !== 'object') return { row: undefined, current: false };
-      const row = value as StoredRow & { current: unknown };
-      return { row: toRow(row), current: row.current === true };
     },
 
     async head(keyId, hash) {

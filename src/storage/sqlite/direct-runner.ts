@@ -13,9 +13,6 @@
  * - A read-modify-write (`runAtomically`) joins the group as one job: its read, the
  *   statements built from what it read, all synchronously inside the group's transaction
  *   (under a savepoint), so nothing gets in between, in this process or another.
- * - A batch (`runBatched`) is such a job shared by every caller whose input arrives for the
- *   same batch key while the group is open: it gets their inputs in the order they came and
- *   answers each, so the concurrent requests of one row cost its statements once.
  * - A write that fails on its own (a constraint) fails alone; its group goes on. Anything
  *   else (disk full, I/O error, the lock not granted within the busy timeout) rolls the
  *   group back and fails every write in it, so none of them counts.
@@ -27,7 +24,7 @@
  */
 import SqliteDatabase from 'better-sqlite3';
 import type { QueryResult } from 'kysely';
-import type { BatchStatements, BoundQuery, DirectRunner } from '../prepared-query.js';
+import type { BoundQuery, DirectRunner } from '../prepared-query.js';
 
 const { SqliteError } = SqliteDatabase;
 
@@ -52,8 +49,6 @@ export function createDirectRunner(
   prepare: Prepare = (sql) => sqlite.prepare(sql),
 ): DirectRunner {
   let group: PendingWrite[] = [];
-  /** The batches of the open group, by batch key: a caller's input joins its key's batch. */
-  let batches = new Map<string, Batch>();
   let scheduled = false;
 
   const flush = () => {
@@ -64,7 +59,6 @@ export function createDirectRunner(
     scheduled = false;
     const writes = group;
     group = [];
-    batches = new Map();
     commitGroup(sqlite, prepare, writes);
   };
 
@@ -77,10 +71,6 @@ export function createDirectRunner(
   };
   const enqueue = (run: () => unknown, compound: boolean) =>
     new Promise<unknown>((resolve, reject) => join({ run, compound, resolve, reject }));
-  const statements: BatchStatements = {
-    all: (query) => prepare(query.sql).all(query.parameters),
-    run: (query) => void prepare(query.sql).run(query.parameters),
-  };
 
   const runner = (sql: string, parameters: readonly unknown[]) => {
     if (sqlite.inTransaction) return undefined;
@@ -100,43 +90,7 @@ export function createDirectRunner(
     };
     return enqueue(job, true) as Promise<readonly unknown[]>;
   };
-  const batched = (
-    key: string,
-    input: unknown,
-    run: (inputs: readonly unknown[], statements: BatchStatements) => readonly unknown[],
-  ) => {
-    if (sqlite.inTransaction) return undefined;
-    return new Promise<unknown>((resolve, reject) => {
-      const open = batches.get(key);
-      if (open) {
-        open.inputs.push(input);
-        open.callers.push({ resolve, reject });
-        return;
-      }
-      const batch: Batch = { inputs: [input], callers: [{ resolve, reject }] };
-      batches.set(key, batch);
-      join({
-        run: () => run(batch.inputs, statements),
-        compound: true,
-        resolve: (outputs) => {
-          const answers = outputs as readonly unknown[];
-          batch.callers.forEach((caller, i) => {
-            caller.resolve(answers[i]);
-          });
-        },
-        reject: (error) => {
-          for (const caller of batch.callers) caller.reject(error);
-        },
-      });
-    });
-  };
-  return Object.assign(runner, { atomically, batched });
-}
-
-/** The callers of one batch, in the order their inputs came. */
-interface Batch {
-  readonly inputs: unknown[];
-  readonly callers: Array<Pick<PendingWrite, 'resolve' | 'reject'>>;
+  return Object.assign(runner, { atomically });
 }
 
 function commitGroup(
