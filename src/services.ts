@@ -82,7 +82,7 @@ export function createServices(
         ttlMs: config.idempotencyTtlMs,
         leaseMs: config.idempotencyLeaseMs,
         clock,
-        refundSteps: (keyId, unit) => usage.refundSteps(keyId, unit.month, unit.minute, unit.day),
+        refundUnit: usage.refundWrites,
       },
     ),
   };

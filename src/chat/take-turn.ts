@@ -379,7 +379,7 @@ export function createTakeTurn(
       });
       const kept = claim?.keep(outcome());
       const turn = storedTurn(request, reply, language, finish);
-      const stored = session ? await session.record(turn, clock(), kept ? [kept] : []) : false;
+      const stored = session ? await session.record(turn, clock(), kept) : false;
       if (!stored) await claim?.keepNow(outcome());
     };
     const decision = new ReplyDecision(reply, reservation.state, stamp, usage, finish);

@@ -6,15 +6,15 @@
  * running. Without a receiver configured nothing is recorded.
  */
 import { randomUUID } from 'node:crypto';
-import type { WriteStep } from '../storage/prepared-query.js';
 import type { EventsRepository } from '../storage/repositories/events-repository.js';
+import type { Writes } from '../storage/unit-of-work.js';
 import { dedupeKeyOf, eventBody, type PlauderEvent } from './events.js';
 
 export interface EventOutbox {
   /** Whether events are recorded (a receiver is configured). */
   readonly enabled: boolean;
   /** The writes that record `event`, to commit with the change; none when disabled. */
-  record(event: PlauderEvent, nowMs: number): WriteStep[];
+  record(event: PlauderEvent, nowMs: number): Writes;
   /** Tells this process's sender that a recorded change committed (it looks at once). */
   committed(): void;
   /** Registers the sender's wake-up. */
@@ -26,16 +26,14 @@ export function createEventOutbox(events: EventsRepository, enabled: boolean): E
   return {
     enabled,
     record(event, nowMs) {
-      if (!enabled) return [];
-      return [
-        events.insertion({
-          id: newMessageId(),
-          type: event.type,
-          dedupeKey: dedupeKeyOf(event),
-          payload: eventBody(event, nowMs),
-          createdAt: nowMs,
-        }),
-      ];
+      if (!enabled) return () => {};
+      return events.insertion({
+        id: newMessageId(),
+        type: event.type,
+        dedupeKey: dedupeKeyOf(event),
+        payload: eventBody(event, nowMs),
+        createdAt: nowMs,
+      });
     },
     committed() {
       for (const listener of listeners) listener();

@@ -21,14 +21,14 @@ import type { CoreFinish, Language, TokenUsage } from '../core/core-adapter.js';
 import type { SoftErrorCode } from '../errors/error-codes.js';
 import type { ProblemDetail } from '../errors/problem-detail.js';
 import type { TurnSealer } from '../sessions/turn-sealer.js';
-import type { WriteStep } from '../storage/prepared-query.js';
 import type {
   ClaimRef,
   IdempotencyRecord,
   IdempotencyRepository,
-  RefundSteps,
+  RefundUnit,
 } from '../storage/repositories/idempotency-repository.js';
 import type { CountedUnit } from '../storage/repositories/usage-repository.js';
+import type { Writes } from '../storage/unit-of-work.js';
 
 /** What a repeat gets back: enough to render the first answer again, byte for byte. */
 export type KeptOutcome =
@@ -77,14 +77,14 @@ interface ClaimedUnit {
   /** The inherited unit, once: the reservation that adopts it refunds it or lets it count. */
   adopt(): CountedUnit | undefined;
   /** The write that records `unit` with the claim, committed with its reservation. */
-  holding(unit: CountedUnit): WriteStep;
+  holding(unit: CountedUnit): Writes;
   /** Gives the claim up and its unit back, together. Never throws. */
   refund(): Promise<void>;
 }
 
 export interface Claim {
   /** The write that keeps `outcome`, to commit together with the turn it answers. */
-  keep(outcome: KeptOutcome): WriteStep;
+  keep(outcome: KeptOutcome): Writes;
   /** Keeps `outcome` on its own. */
   keepNow(outcome: KeptOutcome): Promise<void>;
   /**
@@ -126,7 +126,7 @@ export interface IdempotencyOptions {
   /** The clock the lease is renewed by. */
   readonly clock: () => number;
   /** The counters' writes that refund a claim's unit. */
-  readonly refundSteps: RefundSteps;
+  readonly refundUnit: RefundUnit;
 }
 
 /** A key claimed, released and claimed again meanwhile is asked about a few times at most. */
@@ -139,7 +139,7 @@ export function createIdempotencyService(
 ): IdempotencyService {
   const binding = (keyId: string, keyHash: string) => `${keyId}\0${keyHash}\0idempotency`;
 
-  const { leaseMs, clock, refundSteps } = options;
+  const { leaseMs, clock, refundUnit } = options;
 
   function claimOf(ref: ClaimRef, nowMs: number, inherited: CountedUnit | undefined): Claim {
     const keepUntil = nowMs + options.ttlMs;
@@ -156,7 +156,7 @@ export function createIdempotencyService(
     // A claim that cannot be given up runs out with its lease; the sweep refunds its unit.
     const refund = () => {
       close();
-      return repository.refund(ref, refundSteps).catch(() => {});
+      return repository.refund(ref, refundUnit).catch(() => {});
     };
     return {
       keep: (outcome) => repository.completion(ref, seal(outcome), keepUntil),
@@ -227,7 +227,7 @@ export function createIdempotencyService(
       if (record === undefined || record.expiresAt <= nowMs) return undefined;
       return decided(record, keyId, keyHash, fingerprint);
     },
-    sweep: (nowMs) => repository.sweep(nowMs, refundSteps),
+    sweep: (nowMs) => repository.sweep(nowMs, refundUnit),
   };
 }
 

@@ -149,8 +149,7 @@ export function createKeyService(
       if (!before) return { ok: false, problem: 'not_found' };
       const now = clock();
       const event = updatedEvent(before, patch);
-      const steps = event ? outbox.record(event, now) : [];
-      const updated = await keys.update(id, patch, now, steps);
+      const updated = await keys.update(id, patch, now, event && outbox.record(event, now));
       cache.clear();
       if (!updated) return { ok: false, problem: 'not_found' };
       if (event) outbox.committed();
@@ -193,8 +192,8 @@ export function createKeyService(
       const record = await keys.get(id);
       if (!record) return { ok: false, problem: 'not_found' };
       const now = clock();
-      const steps = outbox.record({ type: 'key.revoked', data: keyRef(record) }, now);
-      const revoked = await keys.revoke(id, now, steps);
+      const event = outbox.record({ type: 'key.revoked', data: keyRef(record) }, now);
+      const revoked = await keys.revoke(id, now, event);
       cache.clear();
       if (!revoked) return { ok: false, problem: 'not_found' };
       outbox.committed();

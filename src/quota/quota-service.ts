@@ -10,8 +10,8 @@
 
 import type { EventOutbox } from '../events/event-outbox.js';
 import { warningAt } from '../events/events.js';
-import type { WriteStep } from '../storage/prepared-query.js';
 import type { CountedUnit, UsageRepository } from '../storage/repositories/usage-repository.js';
+import type { Writes } from '../storage/unit-of-work.js';
 import { daysOfMonthUpTo, type MonthWindow, type MonthWindows } from './month-window.js';
 import { createRefundQueue } from './refund-queue.js';
 
@@ -81,7 +81,7 @@ export interface DayUsage {
  */
 interface UnitHolder {
   adopt(): CountedUnit | undefined;
-  holding(unit: CountedUnit): WriteStep;
+  holding(unit: CountedUnit): Writes;
   refund(): Promise<void>;
 }
 
@@ -172,7 +172,7 @@ export function createQuotaService(
       const { day } = windows.dayAt(nowMs);
       const minute = minuteOf(nowMs);
       const warnAt = warningAt(key.limit);
-      const record = (used: number) => {
+      const record = (used: number): Writes => {
         const data = {
           keyId: key.id,
           name: key.name,
@@ -181,10 +181,10 @@ export function createQuotaService(
           used,
           limit: key.limit,
         };
-        return [
-          ...(used === warnAt ? outbox.record({ type: 'quota.warning', data }, nowMs) : []),
-          ...(used === key.limit ? outbox.record({ type: 'quota.exhausted', data }, nowMs) : []),
-        ];
+        return (work) => {
+          if (used === warnAt) outbox.record({ type: 'quota.warning', data }, nowMs)(work);
+          if (used === key.limit) outbox.record({ type: 'quota.exhausted', data }, nowMs)(work);
+        };
       };
       const outcome = await usage.reserve({
         keyId: key.id,
@@ -195,8 +195,7 @@ export function createQuotaService(
         minuteLimit: key.minuteLimit,
         watch: outbox.enabled ? [warnAt, key.limit] : [],
         record,
-        also:
-          holder === undefined ? undefined : [holder.holding({ month: window.month, minute, day })],
+        also: holder?.holding({ month: window.month, minute, day }),
       });
       const state = stateOf(key, window, nowMs, outcome.used, outcome.minuteUsed);
       if (!outcome.admitted) return { ok: false, refusedBy: outcome.refusedBy, state };

@@ -9,7 +9,6 @@
  * one session all land, in the order they finish, and none has to be retried.
  */
 import type { Language, Turn, WireMessage } from '../core/core-adapter.js';
-import type { WriteStep } from '../storage/prepared-query.js';
 import { activeSince, isExpired } from '../storage/repositories/session-expiry.js';
 import type {
   SessionHead,
@@ -17,6 +16,7 @@ import type {
   SessionsRepository,
 } from '../storage/repositories/sessions-repository.js';
 import type { StoredSealed } from '../storage/sealed-column.js';
+import type { Writes } from '../storage/unit-of-work.js';
 import { afterElements, jsonArrayBytes, type TurnSealer } from './turn-sealer.js';
 import { createWindowCache } from './window-cache.js';
 
@@ -33,7 +33,7 @@ export interface OpenSession {
    * commits the writes in `together` in the same transaction. False when the service keeps
    * no turns (a window of 0): nothing was written, `together` neither.
    */
-  record(turn: Turn, nowMs: number, together?: readonly WriteStep[]): Promise<boolean>;
+  record(turn: Turn, nowMs: number, together?: Writes): Promise<boolean>;
   /** `CoreRequest.conversationId` of the session's turns: a keyed hash of key id and sessionId. */
   readonly conversationId: string;
 }
@@ -293,7 +293,7 @@ export function createSessionService(
     openedByTurn: SessionState,
     turn: Turn,
     nowMs: number,
-    together: readonly WriteStep[] = [],
+    together?: Writes,
   ) {
     if (options.window === 0) return false;
     const opened = latest(keyId, openedByTurn);
@@ -336,7 +336,7 @@ export function createSessionService(
     // commit with other writes, sessions from before the window, and turns of a session
     // that another turn of this process is writing beyond it take the locked way.
     if (
-      together.length === 0 &&
+      together === undefined &&
       !opened.legacy &&
       !sealedHere.beyond(keyId, opened.hash, opened.turnCount)
     ) {

@@ -17,12 +17,6 @@ export interface BoundQuery {
   readonly parameters: readonly unknown[];
 }
 
-/**
- * A write handed from one repository to another so that both commit together (e.g. an
- * idempotent outcome stored with the session turn it answers). Opaque outside storage.
- */
-export type WriteStep = BoundQuery;
-
 /** Runs compiled SQL itself (at once or later), or answers undefined to leave it to Kysely. */
 export interface DirectRunner {
   (
@@ -146,7 +140,7 @@ export async function runAtomically<R>(
 /** Runs `steps` one after the other on `executor` (a transaction, to commit them with it). */
 export async function runSteps(
   executor: Pick<Kysely<unknown>, 'executeQuery'>,
-  steps: readonly WriteStep[],
+  steps: readonly BoundQuery[],
 ): Promise<void> {
   for (const step of steps) {
     await executor.executeQuery(CompiledQuery.raw(step.sql, [...step.parameters]));

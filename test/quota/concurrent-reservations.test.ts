@@ -35,7 +35,7 @@ function request(ask: Ask): ReserveRequest {
     minute: 100,
     minuteLimit: undefined,
     watch: [],
-    record: () => [],
+    record: () => () => {},
     ...ask,
   };
 }
@@ -114,7 +114,7 @@ describe('concurrent reservations of one key', () => {
             watch: [1, 8, 10],
             record: (used) => {
               recorded.push(used);
-              return [];
+              return () => {};
             },
           }),
         ),

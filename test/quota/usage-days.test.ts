@@ -59,7 +59,7 @@ describe('requests per day', () => {
         minuteLimit: undefined,
         // 1 and 4 take the read-modify-write path; the others the single statement.
         watch: [1, 4],
-        record: () => [],
+        record: () => () => {},
       });
 
     const asked = [

@@ -15,6 +15,7 @@ import {
   createSessionsRepository,
   type SessionsRepository,
 } from '../../src/storage/repositories/sessions-repository.js';
+import { UnitOfWork } from '../../src/storage/unit-of-work.js';
 import { recordingCore } from '../helpers/recording-core.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { chat, http, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -348,7 +349,9 @@ describe('the in-memory windows of one instance', () => {
     const [lost, late] = await Promise.all([1, 2].map(() => sessions.open('key_1', 'p', 2000)));
     // A turn whose write fails with the statements it commits with: nothing of it is stored…
     const failing = { sql: 'insert into no_such_table (id) values (1)', parameters: [] };
-    await expect(lost?.record(turnOf('lost'), 3000, [failing])).rejects.toThrow();
+    await expect(
+      lost?.record(turnOf('lost'), 3000, (work) => UnitOfWork.add(work, failing)),
+    ).rejects.toThrow();
     // …another instance stores the next turn, to the count the failed write had…
     const other = createSessionService(repository, sealer, options);
     await (await other.open('key_1', 'p', 3500)).record(turnOf('other'), 3500);

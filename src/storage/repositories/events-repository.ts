@@ -7,8 +7,9 @@
  */
 import type { Kysely } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
-import { prepareQuery, type WriteStep } from '../prepared-query.js';
+import { prepareQuery } from '../prepared-query.js';
 import type { Database, WebhookEventsTable } from '../schema.js';
+import { UnitOfWork, type Writes } from '../unit-of-work.js';
 
 export type EventStatus = 'pending' | 'delivered' | 'failed';
 const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'delivered', 'failed'];
@@ -48,7 +49,7 @@ interface AttemptOutcome {
 
 export interface EventsRepository {
   /** The insert to commit with the change that causes the event (skipped if a dedupe twin exists). */
-  insertion(event: NewEventRow): WriteStep;
+  insertion(event: NewEventRow): Writes;
   /** Claims up to `limit` due events until `leaseUntil` for `claim`. */
   claimDue(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedEvent[]>;
   delivered(id: string, claim: string, outcome: AttemptOutcome): Promise<void>;
@@ -105,7 +106,7 @@ export function createEventsRepository(
       .where('status', '=', 'pending');
 
   return {
-    insertion: (event) => insertQuery.bind(event),
+    insertion: (event) => (work) => UnitOfWork.add(work, insertQuery.bind(event)),
 
     async claimDue(now, leaseUntil, claim, limit) {
       const free = db

@@ -5,9 +5,10 @@
  */
 import type { Kysely } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
-import { prepareQuery, runAtomically, type WriteStep } from '../prepared-query.js';
+import { prepareQuery, runAtomically } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 import { type StoredSealed, sealedColumn } from '../sealed-column.js';
+import { UnitOfWork, type Writes } from '../unit-of-work.js';
 import type { CountedUnit } from './usage-repository.js';
 
 export interface IdempotencyRecord {
@@ -28,7 +29,7 @@ interface IdempotencyClaim {
 }
 
 /** The writes that give a claim's unit back to the counters (the usage repository's). */
-export type RefundSteps = (keyId: string, unit: CountedUnit) => readonly WriteStep[];
+export type RefundUnit = (keyId: string, unit: CountedUnit) => Writes;
 
 export interface IdempotencyRepository {
   /**
@@ -44,16 +45,16 @@ export interface IdempotencyRepository {
   /** The record of the key, live or expired, without claiming it. */
   find(ref: Ref): Promise<IdempotencyRecord | undefined>;
   /** The write that records the unit a claim's reservation counted, to commit with it. */
-  holding(ref: ClaimRef, unit: CountedUnit): WriteStep;
+  holding(ref: ClaimRef, unit: CountedUnit): Writes;
   /** Extends a running claim's lease (nothing once it is kept, released or taken over). */
   renew(ref: ClaimRef, leaseUntil: number): Promise<void>;
   /**
    * Gives up a claim and refunds the unit it holds, in one transaction; nothing when the
    * claim is no longer this request's (another took it over, with the unit).
    */
-  refund(ref: ClaimRef, refundSteps: RefundSteps): Promise<void>;
+  refund(ref: ClaimRef, refundUnit: RefundUnit): Promise<void>;
   /** The write that turns a claim into a kept outcome, to commit with other writes. */
-  completion(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): WriteStep;
+  completion(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): Writes;
   /** Keeps an outcome on its own (no other write goes with it). */
   complete(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): Promise<void>;
   /** Gives up a claim whose request failed: the next request with the key runs afresh. */
@@ -62,7 +63,7 @@ export interface IdempotencyRepository {
    * Deletes expired records, refunding the unit of each claim whose lease ran out (its
    * process died and no retry took it over); returns how many.
    */
-  sweep(now: number, refundSteps: RefundSteps): Promise<number>;
+  sweep(now: number, refundUnit: RefundUnit): Promise<number>;
 }
 
 export interface ClaimRef {
@@ -201,11 +202,11 @@ export function createIdempotencyRepository(
   const giveUp = (
     ref: ClaimRef,
     before: number,
-    refundSteps: RefundSteps,
+    refundUnit: RefundUnit,
   ): Promise<readonly UnitColumns[]> =>
     runAtomically(db, giveUpQuery.bind(Object.assign({ before }, ref)), (rows) => {
       const unit = unitOf(rows[0]);
-      return unit === undefined ? [] : refundSteps(ref.keyId, unit);
+      return unit === undefined ? [] : UnitOfWork.gather(refundUnit(ref.keyId, unit));
     });
 
   async function find(ref: Ref): Promise<IdempotencyRecord | undefined> {
@@ -241,7 +242,8 @@ export function createIdempotencyRepository(
 
     holding(ref, unit) {
       const { keyId, keyHash, claim } = ref;
-      return holdQuery.bind({ keyId, keyHash, claim, ...unit });
+      const hold = holdQuery.bind({ keyId, keyHash, claim, ...unit });
+      return (work) => UnitOfWork.add(work, hold);
     },
 
     async renew(ref, leaseUntil) {
@@ -253,12 +255,13 @@ export function createIdempotencyRepository(
       });
     },
 
-    async refund(ref, refundSteps) {
-      await giveUp(ref, Number.MAX_SAFE_INTEGER, refundSteps);
+    async refund(ref, refundUnit) {
+      await giveUp(ref, Number.MAX_SAFE_INTEGER, refundUnit);
     },
 
     completion(ref, outcome, keepUntil) {
-      return completeQuery.bind(completeParams(ref, outcome, keepUntil));
+      const complete = completeQuery.bind(completeParams(ref, outcome, keepUntil));
+      return (work) => UnitOfWork.add(work, complete);
     },
 
     async complete(ref, outcome, keepUntil) {
@@ -269,7 +272,7 @@ export function createIdempotencyRepository(
       await releaseQuery(db, ref);
     },
 
-    async sweep(now, refundSteps) {
+    async sweep(now, refundUnit) {
       // Each claim on its own: a retry taking it over at the same time wins or loses whole.
       const holding = await db
         .selectFrom('idempotency_keys')
@@ -282,7 +285,7 @@ export function createIdempotencyRepository(
       let refunded = 0;
       for (const row of holding) {
         const ref = { keyId: row.key_id, keyHash: row.key_hash, claim: row.claim };
-        refunded += (await giveUp(ref, now - 1, refundSteps)).length;
+        refunded += (await giveUp(ref, now - 1, refundUnit)).length;
       }
       const result = await db
         .deleteFrom('idempotency_keys')

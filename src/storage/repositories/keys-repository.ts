@@ -5,8 +5,9 @@
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
-import { prepareQuery, runSteps, type WriteStep } from '../prepared-query.js';
+import { type BoundQuery, prepareQuery, runSteps } from '../prepared-query.js';
 import type { ApiKeysTable, Database } from '../schema.js';
+import { UnitOfWork, type Writes } from '../unit-of-work.js';
 
 export interface KeyRecord {
   readonly id: string;
@@ -46,11 +47,11 @@ interface NewKey {
 export type KeyPatch = Partial<Pick<KeyRecord, 'name' | 'plan' | 'active'>>;
 
 /**
- * The changes take `steps`: further writes (the events they cause) committed in the same
+ * The changes take `also`: further writes (the events they cause) committed in the same
  * transaction, and only when the change is made.
  */
 export interface KeysRepository {
-  create(key: NewKey, now: number, steps?: readonly WriteStep[]): Promise<void>;
+  create(key: NewKey, now: number, also?: Writes): Promise<void>;
   /** The live key behind a secret hash: not revoked, secret not expired. */
   /**
    * The live key with this secret hash at `now`, and when that secret stops working
@@ -59,16 +60,16 @@ export interface KeysRepository {
   findByHash(hash: string, now: number): Promise<FoundKey | undefined>;
   get(id: string): Promise<KeyRecord | undefined>;
   list(): Promise<KeyRecord[]>;
-  update(id: string, patch: KeyPatch, now: number, steps?: readonly WriteStep[]): Promise<boolean>;
+  update(id: string, patch: KeyPatch, now: number, also?: Writes): Promise<boolean>;
   /** Adds a new secret; the current ones expire at `now + graceMs`. False if no live key. */
   rotate(
     id: string,
     secret: Pick<NewKey, 'hash' | 'displayPrefix'>,
     graceMs: number,
     now: number,
-    steps?: readonly WriteStep[],
+    also?: Writes,
   ): Promise<boolean>;
-  revoke(id: string, now: number, steps?: readonly WriteStep[]): Promise<boolean>;
+  revoke(id: string, now: number, also?: Writes): Promise<boolean>;
 }
 
 export function createKeysRepository(
@@ -76,8 +77,10 @@ export function createKeysRepository(
   features: Pick<StoreFeatures, 'announceKeyChange'> = {},
 ): KeysRepository {
   // Commits with every change of a key, so that other processes' key caches hear of it.
-  const announced = (steps: readonly WriteStep[]) =>
-    features.announceKeyChange ? [...steps, features.announceKeyChange] : steps;
+  const announced = (also: Writes | undefined) => {
+    const steps = UnitOfWork.gather(also);
+    return features.announceKeyChange ? [...steps, features.announceKeyChange] : steps;
+  };
   const selectKeys = db
     .selectFrom('api_keys as k')
     .select([
@@ -119,7 +122,7 @@ export function createKeysRepository(
   );
 
   return {
-    async create(key, now, steps = []) {
+    async create(key, now, also) {
       await db.transaction().execute(async (trx) => {
         await trx
           .insertInto('api_keys')
@@ -143,7 +146,7 @@ export function createKeysRepository(
             expires_at: null,
           })
           .execute();
-        await runSteps(trx, steps);
+        await runSteps(trx, UnitOfWork.gather(also));
       });
     },
 
@@ -166,8 +169,8 @@ export function createKeysRepository(
       return rows.map(toKeyRecord);
     },
 
-    async update(id, patch, now, steps = []) {
-      return changeThen(db, announced(steps), (trx) =>
+    async update(id, patch, now, also) {
+      return changeThen(db, announced(also), (trx) =>
         trx
           .updateTable('api_keys')
           .set({
@@ -182,7 +185,7 @@ export function createKeysRepository(
       );
     },
 
-    async rotate(id, secret, graceMs, now, steps = []) {
+    async rotate(id, secret, graceMs, now, also) {
       return db.transaction().execute(async (trx) => {
         const touched = await trx
           .updateTable('api_keys')
@@ -209,13 +212,13 @@ export function createKeysRepository(
             expires_at: null,
           })
           .execute();
-        await runSteps(trx, announced(steps));
+        await runSteps(trx, announced(also));
         return true;
       });
     },
 
-    async revoke(id, now, steps = []) {
-      return changeThen(db, announced(steps), (trx) =>
+    async revoke(id, now, also) {
+      return changeThen(db, announced(also), (trx) =>
         trx
           .updateTable('api_keys')
           .set({ revoked_at: now, updated_at: now, active: 0 })
@@ -230,7 +233,7 @@ export function createKeysRepository(
 /** One update of a key and, if it changed the key, `steps`, in one transaction. */
 async function changeThen(
   db: Kysely<Database>,
-  steps: readonly WriteStep[],
+  steps: readonly BoundQuery[],
   change: (trx: Transaction<Database>) => Promise<{ numUpdatedRows: bigint }>,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {

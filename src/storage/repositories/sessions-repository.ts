@@ -5,9 +5,10 @@
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
-import { type Param, prepareQuery, runAtomically, type WriteStep } from '../prepared-query.js';
+import { type Param, prepareQuery, runAtomically } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 import { type StoredSealed, sealedColumn } from '../sealed-column.js';
+import { UnitOfWork, type Writes } from '../unit-of-work.js';
 import { expiredSql, isExpired } from './session-expiry.js';
 
 /** What identifies a session's stored state without its window. */
@@ -44,7 +45,7 @@ interface TurnAppend {
    */
   build(current: SessionRow): Buffer;
   /** Other writes that must commit together with this turn (an idempotent outcome). */
-  readonly with?: readonly WriteStep[];
+  readonly with?: Writes;
 }
 
 interface WindowChange {
@@ -227,7 +228,11 @@ export function createSessionsRepository(
             ? append.now
             : current.createdAt,
         };
-        return [write, ...(legacy ? [dropLegacyQuery.bind(ref)] : []), ...(append.with ?? [])];
+        return [
+          write,
+          ...(legacy ? [dropLegacyQuery.bind(ref)] : []),
+          ...UnitOfWork.gather(append.with),
+        ];
       });
       if (after === undefined) throw new Error('the session row was not written');
       return after;

@@ -23,9 +23,9 @@ import {
   type PreparedQuery,
   prepareQuery,
   runAtomically,
-  type WriteStep,
 } from '../prepared-query.js';
 import type { Database } from '../schema.js';
+import { UnitOfWork, type Writes } from '../unit-of-work.js';
 
 interface UsageRow {
   readonly keyId: string;
@@ -66,12 +66,12 @@ export interface ReserveRequest extends LimitsAt {
    * transaction (at most two; none when nothing is recorded).
    */
   readonly watch: readonly number[];
-  readonly record: (used: number) => readonly WriteStep[];
+  readonly record: (used: number) => Writes;
   /**
    * Writes committed in the reservation's transaction when it is admitted (an idempotent
    * request's claim records the unit it holds).
    */
-  readonly also?: readonly WriteStep[];
+  readonly also?: Writes;
 }
 
 /** The counts of the month and of the current minute, and which limit, if any, is reached. */
@@ -102,7 +102,7 @@ export interface UsageRepository {
    */
   refund(keyId: string, month: string, minute?: number, day?: string): Promise<void>;
   /** The writes of `refund` with a day, to commit with another write (a claim given up). */
-  refundSteps(keyId: string, month: string, minute: number, day: string): WriteStep[];
+  refundWrites(keyId: string, unit: CountedUnit): Writes;
   used(keyId: string, month: string): Promise<number>;
   /** The month's row (zeros when there is none). */
   row(keyId: string, month: string): Promise<UsageRow>;
@@ -352,9 +352,9 @@ export function createUsageRepository(
         const first = rows[0];
         if (first === undefined) return [];
         const used = Number(first.used);
-        const recorded = watch.includes(used) ? request.record(used) : [];
         const day = reservation.day?.bind(params);
-        return [...(day ? [day] : []), ...recorded, ...(also ?? [])];
+        const recorded = watch.includes(used) ? request.record(used) : undefined;
+        return [...(day ? [day] : []), ...UnitOfWork.gather(recorded, also)];
       };
       // The statement alone where nothing has to commit with it.
       const alone = reservation.day === undefined && watch.length === 0 && also === undefined;
@@ -388,8 +388,11 @@ export function createUsageRepository(
       );
     },
 
-    refundSteps(keyId, month, minute, day) {
-      return [refundQuery.bind({ keyId, month, minute }), dayRefundQuery.bind({ keyId, day })];
+    refundWrites(keyId, { month, minute, day }) {
+      return (work) => {
+        UnitOfWork.add(work, refundQuery.bind({ keyId, month, minute }));
+        UnitOfWork.add(work, dayRefundQuery.bind({ keyId, day }));
+      };
     },
 
     async used(keyId, month) {
