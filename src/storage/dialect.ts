@@ -3,7 +3,7 @@
  * What each database implementation (sqlite/, postgres/) hands to `createStore`.
  */
 import type { Kysely } from 'kysely';
-import type { BoundQuery } from './prepared-query.js';
+import type { BoundQuery, DirectRunner } from './prepared-query.js';
 import type { Database } from './schema.js';
 
 /** What a repository may need to know of the database under it (nothing else may ask). */
@@ -31,6 +31,12 @@ export interface StoreFeatures {
    * transaction that changes a key, where `changesElsewhere` needs it (PostgreSQL).
    */
   readonly announceKeyChange?: BoundQuery;
+  /**
+   * Runs the prepared queries outside transactions itself (see prepared-query.ts): SQLite
+   * on its connection with group commit, PostgreSQL as named statements on pipelined
+   * connections; absent: Kysely runs them.
+   */
+  readonly statements?: DirectRunner;
 }
 
 export interface OpenedDatabase {

@@ -4,11 +4,13 @@
  * SQLite. Hot-path queries are therefore compiled once, with named placeholders, and
  * executed with fresh parameter values: same SQL, same dialect, no string building.
  *
- * A database may also register a direct runner for its Kysely instance (SQLite does): a
- * prepared query run on that instance, outside any transaction, then skips Kysely's
- * connection hand-over, which on SQLite costs more than the statement itself.
+ * A database may run prepared queries itself, outside any transaction (`DirectRunner`,
+ * declared as `StoreFeatures.statements`): SQLite on its connection with group commit,
+ * skipping Kysely's connection hand-over, which costs more than the statement itself;
+ * PostgreSQL as named statements on pipelined connections. Elsewhere Kysely runs them.
  */
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import type { StoreFeatures } from './dialect.js';
 import type { Database } from './schema.js';
 
 /** One compiled statement with its parameter values. */
@@ -34,11 +36,17 @@ export interface DirectRunner {
   ): Promise<readonly unknown[]> | undefined;
 }
 
-const directRunners = new WeakMap<object, DirectRunner>();
+/** Where a repository's prepared queries run: the database's own runner, if any, else Kysely. */
+export interface QueryTarget {
+  readonly db: Kysely<Database>;
+  readonly direct: DirectRunner | undefined;
+}
 
-/** Prepared queries executed on `db` itself go through `runner` when it can take them. */
-export function registerDirectRunner(db: object, runner: DirectRunner): void {
-  directRunners.set(db, runner);
+export function queryTarget(
+  db: Kysely<Database>,
+  features: Pick<StoreFeatures, 'statements'>,
+): QueryTarget {
+  return { db, direct: features.statements };
 }
 
 const SENTINEL = '\u0000plauder-param:';
@@ -67,7 +75,7 @@ export interface PreparedQueryOptions<P> {
 }
 
 export interface PreparedQuery<P extends Record<string, unknown>, R> {
-  (executor: Pick<Kysely<unknown>, 'executeQuery'>, params: P): Promise<QueryResult<R>>;
+  (target: QueryTarget, params: P): Promise<QueryResult<R>>;
   /** The statement with these parameter values, for `runAtomically`. */
   bind(params: P): BoundQuery & { readonly rows?: R };
 }
@@ -96,14 +104,14 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
       return slot === undefined ? value : params[slot];
     }),
   });
-  const run = (executor: Pick<Kysely<unknown>, 'executeQuery'>, params: P) => {
+  const run = (target: QueryTarget, params: P) => {
     const { parameters } = bind(params);
-    const runner = directRunners.get(executor);
+    const runner = target.direct;
     const direct = runner?.(compiled.sql, parameters, runner.groups ? grouping(params) : undefined);
     if (direct !== undefined)
       return Promise.resolve(direct as QueryResult<R> | Promise<QueryResult<R>>);
     // Not `{ ...compiled, parameters }`: see test/house/object-literals.test.ts.
-    return executor.executeQuery(Object.assign({}, compiled, { parameters }) as CompiledQuery<R>);
+    return target.db.executeQuery(Object.assign({}, compiled, { parameters }) as CompiledQuery<R>);
   };
   return Object.assign(run, { bind });
 }
@@ -120,15 +128,16 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
  * `read` to the commit, a few round trips, never across a core call).
  */
 export async function runAtomically<R>(
-  db: Kysely<Database>,
+  target: QueryTarget,
   read: BoundQuery & { readonly rows?: R },
   then: (rows: readonly R[]) => readonly BoundQuery[],
 ): Promise<readonly R[]> {
-  const direct = directRunners
-    .get(db)
-    ?.atomically?.(read, then as (rows: readonly unknown[]) => readonly BoundQuery[]);
+  const direct = target.direct?.atomically?.(
+    read,
+    then as (rows: readonly unknown[]) => readonly BoundQuery[],
+  );
   if (direct !== undefined) return direct as Promise<readonly R[]>;
-  return db.transaction().execute(async (tx) => {
+  return target.db.transaction().execute(async (tx) => {
     const { rows } = await tx.executeQuery<R>(CompiledQuery.raw(read.sql, [...read.parameters]));
     for (const write of then(rows)) {
       await tx.executeQuery(CompiledQuery.raw(write.sql, [...write.parameters]));

@@ -9,8 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { createStore, type Store } from '../../src/storage/create-database.js';
 import { LANE_DEPTH } from '../../src/storage/postgres/named-statements.js';
-import { prepareQuery } from '../../src/storage/prepared-query.js';
-import type { Database } from '../../src/storage/schema.js';
+import { prepareQuery, queryTarget } from '../../src/storage/prepared-query.js';
 import { recordingCore } from '../helpers/recording-core.js';
 import {
   createTestDatabase,
@@ -21,6 +20,7 @@ import {
 import { chat, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
+const target = (store: Store) => queryTarget(store.db, store.features);
 afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()?.();
 });
@@ -45,7 +45,7 @@ async function preparedStatements(server: TestServer): Promise<Map<string, strin
       .where('name', 'like', 'plauder%')
       .orderBy('name'),
   );
-  const { rows } = await query(db, {});
+  const { rows } = await query(target(server.services.store), {});
   return new Map(rows.map((row) => [row.name, row.statement]));
 }
 
@@ -140,7 +140,7 @@ describe('pipelined statements on PostgreSQL', () => {
       (p) => db.insertInto('pipeline_probe').values({ id: p<number>('id') }),
       { lock: ({ id }) => `pipeline_probe\0${String(id).padStart(6, '0')}` },
     );
-    return (id: number) => query(db, { id });
+    return (id: number) => query(target(store), { id });
   };
   const storedIds = async (store: Store) => {
     const db = store.db as unknown as Kysely<ProbeTable>;
@@ -156,7 +156,7 @@ describe('pipelined statements on PostgreSQL', () => {
         eb.cast<number>(eb.val(p<number>('n')), 'integer').as('n'),
       ]),
     );
-    return async (n: number) => (await query(store.db, { n })).rows[0];
+    return async (n: number) => (await query(target(store), { n })).rows[0];
   };
 
   it('runs the reads and named-lock writes of one round in one transaction, after a first run alone', async () => {
@@ -189,8 +189,8 @@ describe('pipelined statements on PostgreSQL', () => {
     );
     await groupedInsert(store)(1);
     await read(0);
-    await locking(db, { id: 1 });
-    const [a, b, locked] = await Promise.all([read(1), read(2), locking(db, { id: 1 })]);
+    await locking(target(store), { id: 1 });
+    const [a, b, locked] = await Promise.all([read(1), read(2), locking(target(store), { id: 1 })]);
     expect(a?.tx).toBe(b?.tx);
     expect(locked.rows).toHaveLength(1);
     expect(locked.rows[0]?.tx).not.toBe(a?.tx);
@@ -236,7 +236,7 @@ describe('pipelined statements on PostgreSQL', () => {
             .where('id', '=', p<number>('id')),
         { lock: ({ id }) => `lock_probe\0${id}` },
       );
-      return (id: number) => query(db, { id });
+      return (id: number) => query(target(on), { id });
     };
     const a = bump(store);
     const b = bump(other);
@@ -265,19 +265,19 @@ describe('pipelined statements on PostgreSQL', () => {
   });
 
   type Probe = { pid: number };
-  const backendOf = (db: Kysely<Database>, sleep = 0) => {
+  const backendOf = (store: Store, sleep = 0) => {
     const query = prepareQuery<{ sleep: number }, Probe>((p) =>
-      (db as unknown as Kysely<Record<string, never>>).selectNoFrom((eb) => [
+      (store.db as unknown as Kysely<Record<string, never>>).selectNoFrom((eb) => [
         eb.fn<number>('pg_backend_pid').as('pid'),
         eb.fn('pg_sleep', [eb.cast(eb.val(p<number>('sleep')), 'double precision')]).as('slept'),
       ]),
     );
-    return async () => (await query(db, { sleep })).rows[0]?.pid;
+    return async () => (await query(target(store), { sleep })).rows[0]?.pid;
   };
 
   it('sends the statements of one round of I/O to one connection, apart from the pool', async () => {
     const store = await probeStore(4);
-    const pid = backendOf(store.db);
+    const pid = backendOf(store);
     const pids = await Promise.all(Array.from({ length: 50 }, () => pid()));
     expect(new Set(pids).size).toBe(1);
     expect(pids[0]).toEqual(expect.any(Number));
@@ -312,7 +312,7 @@ describe('pipelined statements on PostgreSQL', () => {
       );
       return rows[0]?.deadlocks ?? 0;
     };
-    await bump(db, { id: 1 });
+    await bump(target(store), { id: 1 });
     const before = await deadlocks();
     // A transaction on the pool locks row 2, waits, then wants row 1; the group (rows 1,
     // then 2) starts waiting first, so its deadlock check fires first and it is the one
@@ -328,7 +328,10 @@ describe('pipelined statements on PostgreSQL', () => {
       await sql`update lock_probe set n = n + 10 where id = 1`.execute(tx);
     });
     await row2Locked;
-    const group = await Promise.all([bump(db, { id: 2 }), bump(db, { id: 1 })]);
+    const group = await Promise.all([
+      bump(target(store), { id: 2 }),
+      bump(target(store), { id: 1 }),
+    ]);
     await transaction;
     expect(group.map((result) => result.numAffectedRows)).toEqual([1n, 1n]);
     const { rows } = await sql<{ id: number; n: number }>`
@@ -346,7 +349,7 @@ describe('pipelined statements on PostgreSQL', () => {
 
   it('opens another lane while every lane has many statements in flight, up to half the pool size', async () => {
     const store = await probeStore(4);
-    const slow = backendOf(store.db, 0.05);
+    const slow = backendOf(store, 0.05);
     const first = Array.from({ length: LANE_DEPTH }, () => slow());
     // The next round of I/O finds the first lane LANE_DEPTH deep.
     await new Promise((resolve) => setImmediate(resolve));
@@ -363,7 +366,7 @@ describe('pipelined statements on PostgreSQL', () => {
 
   it('holds no more connections than the pool size, lanes and pool together', async () => {
     const store = await probeStore(4);
-    const slow = backendOf(store.db, 0.05);
+    const slow = backendOf(store, 0.05);
     const lanes: Promise<unknown>[] = [];
     for (let round = 0; round < 3; round++) {
       lanes.push(...Array.from({ length: LANE_DEPTH }, () => slow()));
@@ -406,10 +409,10 @@ describe('pipelined statements on PostgreSQL', () => {
         ),
       ]),
     );
-    const first = (await query(store.db, { n: 2, text: 'zwei' })).rows;
+    const first = (await query(target(store), { n: 2, text: 'zwei' })).rows;
     const later = await Promise.all([
-      query(store.db, { n: 3, text: null }),
-      query(store.db, { n: 1, text: 'eins' }),
+      query(target(store), { n: 3, text: null }),
+      query(target(store), { n: 1, text: 'eins' }),
     ]);
     expect(first).toEqual([{ big: 2, small: 2, text: 'zwei', more: true, json: { n: 2 } }]);
     expect(later.map((result) => result.rows)).toEqual([
@@ -424,7 +427,9 @@ describe('pipelined statements on PostgreSQL', () => {
     const insert = prepareQuery<{ id: number }, unknown>((p) =>
       db.insertInto('pipeline_probe').values({ id: p<number>('id') }),
     );
-    const outcomes = await Promise.allSettled([1, 2, 2, 3, 4].map((id) => insert(db, { id })));
+    const outcomes = await Promise.allSettled(
+      [1, 2, 2, 3, 4].map((id) => insert(target(store), { id })),
+    );
     expect(outcomes.map((outcome) => outcome.status)).toEqual([
       'fulfilled',
       'fulfilled',
@@ -440,7 +445,7 @@ describe('pipelined statements on PostgreSQL', () => {
 
   it('replaces a lane whose connection the server ended', async () => {
     const store = await probeStore(1);
-    const pid = backendOf(store.db);
+    const pid = backendOf(store);
     const before = await pid();
     await sql`select pg_terminate_backend(${before})`.execute(store.db);
     // Until the server has ended that session (its message reaches the lane before this
@@ -457,7 +462,7 @@ describe('pipelined statements on PostgreSQL', () => {
 
   it('answers what was sent, then ends its lanes and takes nothing more, when the store is closed', async () => {
     const store = await probeStore(1, { closedByTest: true });
-    const pid = backendOf(store.db, 0.2);
+    const pid = backendOf(store, 0.2);
     const lane = await pid();
     const sent = pid();
     // Once it is on the wire, close: the lane ends after answering it.

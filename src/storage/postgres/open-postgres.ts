@@ -9,7 +9,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { OpenedDatabase } from '../dialect.js';
-import { registerDirectRunner } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 import { createNamedStatementRunner } from './named-statements.js';
 
@@ -58,7 +57,6 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
     Query: pg.Query,
     typeParser: (oid) => typeParser(oid, 'text') as (text: string) => unknown,
   });
-  registerDirectRunner(db, statements);
   const keyChanges = listenForKeyChanges(() => new ConnectTimeoutClient(connection));
 
   return {
@@ -69,6 +67,7 @@ export function openPostgres(options: PostgresOptions): OpenedDatabase {
       bytesInTextColumns: false,
       changesElsewhere: keyChanges.count,
       announceKeyChange: { sql: `select pg_notify('${KEY_CHANNEL}', '')`, parameters: [] },
+      statements,
     },
     close: async () => {
       await Promise.all([statements.close(), keyChanges.stop()]);

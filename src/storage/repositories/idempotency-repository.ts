@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
-import { prepareQuery, runAtomically } from '../prepared-query.js';
+import { prepareQuery, queryTarget, runAtomically } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 import { type StoredSealed, sealedColumn } from '../sealed-column.js';
 import { UnitOfWork, type Writes } from '../unit-of-work.js';
@@ -86,6 +86,7 @@ export function createIdempotencyRepository(
   db: Kysely<Database>,
   features: StoreFeatures,
 ): IdempotencyRepository {
+  const on = queryTarget(db, features);
   const stored = sealedColumn(features);
   const claimQuery = prepareQuery<
     Ref & { fingerprint: string; claim: string; leaseUntil: number; now: number },
@@ -204,13 +205,13 @@ export function createIdempotencyRepository(
     before: number,
     refundUnit: RefundUnit,
   ): Promise<readonly UnitColumns[]> =>
-    runAtomically(db, giveUpQuery.bind(Object.assign({ before }, ref)), (rows) => {
+    runAtomically(on, giveUpQuery.bind(Object.assign({ before }, ref)), (rows) => {
       const unit = unitOf(rows[0]);
       return unit === undefined ? [] : UnitOfWork.gather(refundUnit(ref.keyId, unit));
     });
 
   async function find(ref: Ref): Promise<IdempotencyRecord | undefined> {
-    const row = (await findQuery(db, ref)).rows[0];
+    const row = (await findQuery(on, ref)).rows[0];
     if (!row) return undefined;
     return {
       fingerprint: row.fingerprint,
@@ -229,7 +230,7 @@ export function createIdempotencyRepository(
 
   return {
     async claim(claim) {
-      const { rows } = await claimQuery(db, claim);
+      const { rows } = await claimQuery(on, claim);
       if (rows.length === 1) {
         const inherited = unitOf(rows[0] as unknown as UnitColumns);
         return inherited === undefined ? { claimed: true } : { claimed: true, inherited };
@@ -247,7 +248,7 @@ export function createIdempotencyRepository(
     },
 
     async renew(ref, leaseUntil) {
-      await renewQuery(db, {
+      await renewQuery(on, {
         keyId: ref.keyId,
         keyHash: ref.keyHash,
         claim: ref.claim,
@@ -265,11 +266,11 @@ export function createIdempotencyRepository(
     },
 
     async complete(ref, outcome, keepUntil) {
-      await completeQuery(db, completeParams(ref, outcome, keepUntil));
+      await completeQuery(on, completeParams(ref, outcome, keepUntil));
     },
 
     async release(ref) {
-      await releaseQuery(db, ref);
+      await releaseQuery(on, ref);
     },
 
     async sweep(now, refundUnit) {

@@ -5,7 +5,7 @@
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
-import { type BoundQuery, prepareQuery, runSteps } from '../prepared-query.js';
+import { type BoundQuery, prepareQuery, queryTarget, runSteps } from '../prepared-query.js';
 import type { ApiKeysTable, Database } from '../schema.js';
 import { UnitOfWork, type Writes } from '../unit-of-work.js';
 
@@ -74,8 +74,9 @@ export interface KeysRepository {
 
 export function createKeysRepository(
   db: Kysely<Database>,
-  features: Pick<StoreFeatures, 'announceKeyChange'> = {},
+  features: Pick<StoreFeatures, 'announceKeyChange' | 'statements'> = {},
 ): KeysRepository {
+  const on = queryTarget(db, features);
   // Commits with every change of a key, so that other processes' key caches hear of it.
   const announced = (also: Writes | undefined) => {
     const steps = UnitOfWork.gather(also);
@@ -151,7 +152,7 @@ export function createKeysRepository(
     },
 
     async findByHash(hash, now) {
-      const row = (await findByHashQuery(db, { hash })).rows[0];
+      const row = (await findByHashQuery(on, { hash })).rows[0];
       if (!row || row.revoked_at !== null) return undefined;
       const secretExpiresAt = row.expires_at === null ? null : Number(row.expires_at);
       if (secretExpiresAt !== null && secretExpiresAt <= now) return undefined;

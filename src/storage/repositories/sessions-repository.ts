@@ -5,7 +5,7 @@
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
-import { type Param, prepareQuery, runAtomically } from '../prepared-query.js';
+import { type Param, prepareQuery, queryTarget, runAtomically } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 import { type StoredSealed, sealedColumn } from '../sealed-column.js';
 import { UnitOfWork, type Writes } from '../unit-of-work.js';
@@ -101,6 +101,7 @@ export function createSessionsRepository(
   db: Kysely<Database>,
   features: StoreFeatures,
 ): SessionsRepository {
+  const on = queryTarget(db, features);
   const stored = sealedColumn(features);
   const findQuery = prepareQuery<SessionRef, StoredRow>((p) =>
     db
@@ -196,19 +197,19 @@ export function createSessionsRepository(
 
   return {
     async find(keyId, hash) {
-      const row = (await findQuery(db, { keyId, hash })).rows[0];
+      const row = (await findQuery(on, { keyId, hash })).rows[0];
       return row && toRow(row);
     },
 
     async head(keyId, hash) {
-      const row = (await headQuery(db, { keyId, hash })).rows[0];
+      const row = (await headQuery(on, { keyId, hash })).rows[0];
       return row && toHead(row);
     },
 
     async appendTurn(keyId, hash, append) {
       const ref = { keyId, hash };
       let after: SessionHead | undefined;
-      await runAtomically(db, lockQuery.bind({ keyId, hash, now: append.now }), ([locked]) => {
+      await runAtomically(on, lockQuery.bind({ keyId, hash, now: append.now }), ([locked]) => {
         if (!locked) throw new Error('the session row was not returned by its upsert');
         const current = toRow(locked);
         const write = writeQuery.bind({
@@ -242,8 +243,8 @@ export function createSessionsRepository(
       const ref = { keyId, hash, sealed: stored(change.sealed), now: change.now };
       const result =
         change.expectedCount === 0
-          ? await insertFirstQuery(db, ref)
-          : await replaceIfUnchangedQuery(db, {
+          ? await insertFirstQuery(on, ref)
+          : await replaceIfUnchangedQuery(on, {
               expected: change.expectedCount,
               expectedCreatedAt: change.expectedCreatedAt,
               activeSince: change.activeSince,

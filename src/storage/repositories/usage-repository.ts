@@ -22,6 +22,7 @@ import {
   type Param,
   type PreparedQuery,
   prepareQuery,
+  queryTarget,
   runAtomically,
 } from '../prepared-query.js';
 import type { Database } from '../schema.js';
@@ -159,6 +160,7 @@ export function createUsageRepository(
   db: Kysely<Database>,
   features: StoreFeatures,
 ): UsageRepository {
+  const on = queryTarget(db, features);
   /**
    * The reservation: inserts the month's row with 1, or adds 1 to it, only where `room`
    * says so (a first request of the month against the counts 0 and 0).
@@ -275,7 +277,7 @@ export function createUsageRepository(
   );
 
   async function standing(limits: LimitsAt): Promise<Standing> {
-    const found = (await standingQuery(db, limitParams(limits))).rows[0];
+    const found = (await standingQuery(on, limitParams(limits))).rows[0];
     const used = Number(found?.used ?? 0);
     const minuteUsed = Number(found?.minute_used ?? 0);
     // SQLite answers 0 or 1, PostgreSQL false or true.
@@ -334,7 +336,7 @@ export function createUsageRepository(
   );
 
   async function row(keyId: string, month: string): Promise<UsageRow> {
-    const found = (await rowQuery(db, { keyId, month })).rows[0];
+    const found = (await rowQuery(on, { keyId, month })).rows[0];
     return {
       keyId,
       month,
@@ -359,8 +361,8 @@ export function createUsageRepository(
       // The statement alone where nothing has to commit with it.
       const alone = reservation.day === undefined && watch.length === 0 && also === undefined;
       const rows = alone
-        ? (await reservation.query(db, params)).rows
-        : await runAtomically(db, reservation.query.bind(params), then);
+        ? (await reservation.query(on, params)).rows
+        : await runAtomically(on, reservation.query.bind(params), then);
       const first = rows[0];
       if (first !== undefined) {
         return { admitted: true, used: Number(first.used), minuteUsed: Number(first.minute_used) };
@@ -380,10 +382,10 @@ export function createUsageRepository(
 
     async refund(keyId, month, minute = -1, day) {
       if (day === undefined) {
-        await refundQuery(db, { keyId, month, minute });
+        await refundQuery(on, { keyId, month, minute });
         return;
       }
-      await runAtomically(db, refundReturningQuery.bind({ keyId, month, minute }), (rows) =>
+      await runAtomically(on, refundReturningQuery.bind({ keyId, month, minute }), (rows) =>
         rows.length > 0 ? [dayRefundQuery.bind({ keyId, day })] : [],
       );
     },
@@ -421,7 +423,7 @@ export function createUsageRepository(
     },
 
     async days(keyId, first, last) {
-      const { rows } = await daysQuery(db, { keyId, day: first, last });
+      const { rows } = await daysQuery(on, { keyId, day: first, last });
       return rows.map((r) => ({ day: r.day, used: Number(r.used) }));
     },
   };

@@ -18,7 +18,6 @@ import {
   SqliteDriver,
 } from 'kysely';
 import type { OpenedDatabase } from '../dialect.js';
-import { registerDirectRunner } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 import { startCheckpointer } from './checkpointer.js';
 import { createDirectRunner, type Prepare } from './direct-runner.js';
@@ -53,7 +52,6 @@ export function openSqlite(file: string): OpenedDatabase {
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ prepare, close: () => sqlite.close() }),
   });
-  registerDirectRunner(db, createDirectRunner(sqlite, prepare));
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   // Reading data_version takes SQLite's shared lock, too dear to pay on every request: it is
   // read again after DATA_VERSION_REUSE_MS at the earliest.
@@ -76,6 +74,7 @@ export function openSqlite(file: string): OpenedDatabase {
       bytesInTextColumns: true,
       // SQLite's data_version moves when another connection commits, never for our own.
       changesElsewhere,
+      statements: createDirectRunner(sqlite, prepare),
     },
     ping: async () => {
       prepare('select 1').get();
