@@ -1,29 +1,36 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Tests that never open a database (parsers, the cores against their fixtures, month
- * arithmetic), or only a SQLite file of their own whatever the project (the CLI's usage
- * errors, `kb check` / `ask` and the SIGHUP reload): the dialect changes nothing for them,
- * so they run in the sqlite project only.
+ * The test files that run on a database of the project's dialect: those that import
+ * test/helpers/test-database.ts (which picks the dialect), directly or through other test
+ * modules. The others never open a database (parsers, the cores against their fixtures,
+ * month arithmetic), or only a SQLite file of their own whatever the project (the CLI's
+ * usage errors, `kb check` / `ask`, the SQLite file's own checks): the dialect changes
+ * nothing for them, so they run in the sqlite project only, and a new test file of that
+ * kind does too without being listed anywhere.
  */
-const DATABASE_FREE = [
-  'test/api/event-stream.test.ts',
-  'test/cli/cli-usage-errors.test.ts',
-  'test/cli/knowledge-cli.test.ts',
-  'test/config/**',
-  'test/house/**',
-  'test/keys/key-format.test.ts',
-  'test/ops/metrics.test.ts',
-  'test/quota/month-window.test.ts',
-  'test/quota/refund-queue.test.ts',
-  'test/storage/sqlite-direct-runner.test.ts',
-  'test/storage/sqlite-checkpoints.test.ts',
-  'test/util/**',
-  'test/core/builtin/{builtin-config,conversations,knowledge-base,knowledge-truth,message-parses,properties,text}.test.ts',
-  'test/core/http/**',
-  'test/core/rasa/{rasa-config,rasa-core-failures,rasa-core-reply,rasa-core-request}.test.ts',
-  'test/core/openai/{openai-config,openai-core-failures,openai-core-pool,openai-core-request,openai-core-stream,openai-mock-api}.test.ts',
-];
+function filesOnTheTestDatabase(): string[] {
+  const target = path.resolve('test/helpers/test-database.ts');
+  const imports = (file: string): string[] =>
+    [...fs.readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)]
+      .map((match) => path.resolve(path.dirname(file), String(match[1]).replace(/\.js$/, '.ts')))
+      .filter((imported) => imported.endsWith('.ts') && fs.existsSync(imported));
+  const reachesTarget = (file: string): boolean => {
+    const seen = new Set([file]);
+    for (const next of seen) {
+      if (next === target) return true;
+      for (const imported of imports(next)) seen.add(imported);
+    }
+    return false;
+  };
+  return fs
+    .readdirSync('test', { recursive: true, encoding: 'utf8' })
+    .map((name) => path.join('test', name))
+    .filter((file) => file.endsWith('.test.ts') && reachesTarget(path.resolve(file)))
+    .sort();
+}
 
 /**
  * Tests whose subject is not the storage, though they run on a database: the console in a
@@ -44,7 +51,7 @@ const DIALECT_NEUTRAL = [
 /**
  * The whole suite runs twice: on SQLite and on PostgreSQL (each test server creates and
  * drops a database of its own; see test/helpers/test-database.ts), except the tests that
- * never touch a database and those whose subject is not the storage.
+ * never touch the test database and those whose subject is not the storage.
  * `vitest run --project sqlite` runs one of them.
  */
 export default defineConfig({
@@ -76,9 +83,14 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/**/*.test.ts'],
-          // SQLite-only: faults of the SQLite file itself (a held write lock, a full disk).
-          exclude: [...DATABASE_FREE, ...DIALECT_NEUTRAL, 'test/reliability/sqlite-faults.test.ts'],
+          include: filesOnTheTestDatabase(),
+          // SQLite-only: the SQLite file's own mechanics and faults (checkpoints, the direct
+          // statement runner, a held write lock, a full disk).
+          exclude: [
+            ...DIALECT_NEUTRAL,
+            'test/storage/sqlite-*.test.ts',
+            'test/reliability/sqlite-faults.test.ts',
+          ],
           env: { PLAUDER_TEST_DIALECT: 'postgres' },
           globalSetup: ['test/helpers/postgres-setup.ts'],
         },

@@ -5,42 +5,12 @@
  * counting once at done, idempotent replays as a stream, and a client leaving mid-stream
  * (a real upstream process sees its request aborted).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { releaseWhenSeen, startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { describe, expect } from 'vitest';
+import { releaseWhenSeen } from '../core/openai/upstream-process.js';
+import { openAiEnv, test } from '../helpers/fixtures.js';
 import { createGatedCore } from '../helpers/gated-core.js';
 import { postStream, replyOf, type SseAnswer, until } from '../helpers/sse.js';
-import {
-  type HttpResult,
-  http,
-  startTestServer,
-  type TestServer,
-  type TestServerOptions,
-} from '../helpers/test-server.js';
-
-let cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step().catch(() => {});
-  cleanup = [];
-});
-
-async function server(options: TestServerOptions = {}): Promise<TestServer> {
-  const started = await startTestServer(options);
-  cleanup.push(() => started.close());
-  return started;
-}
-
-async function upstream(): Promise<Upstream> {
-  const started = await startUpstream();
-  cleanup.push(() => started.stop());
-  return started;
-}
-
-const openAiEnv = (up: Upstream) => ({
-  PLAUDER_CORE: 'openai',
-  PLAUDER_OPENAI_BASE_URL: up.baseUrl,
-  PLAUDER_OPENAI_MODEL: 'test-model',
-  PLAUDER_OPENAI_MAX_RETRIES: '0',
-});
+import { type HttpResult, http, type TestServer } from '../helpers/test-server.js';
 
 const used = (s: TestServer, id: string) =>
   s.services.usage.used(id, s.services.quota.monthOf(Date.now()).month);
@@ -62,13 +32,13 @@ function expectStreamHeaders(answer: SseAnswer) {
 }
 
 describe('a streamed reply', () => {
-  it.each([
+  test.for<[string, string, Record<string, string>, object]>([
     ['/api/chat', 'Accept: text/event-stream', { accept: 'text/event-stream' }, {}],
     ['/api/chat-en', '"stream": true', { accept: 'application/json' }, { stream: true }],
   ])(
     'on %s with %s: deltas that join to the reply, then done, counted once',
-    async (path, _how, headers, extra) => {
-      const s = await server();
+    async ([path, _how, headers, extra], { serve }) => {
+      const s = await serve();
       const { id, key } = await s.createKey();
       const message = path === '/api/chat' ? 'Was kostet plauder?' : 'What does plauder cost?';
       const answer = await postStream(`${s.url}${path}`, {
@@ -93,8 +63,8 @@ describe('a streamed reply', () => {
     },
   );
 
-  it('stores the streamed turn in the session, like an unstreamed one', async () => {
-    const s = await server();
+  test('stores the streamed turn in the session, like an unstreamed one', async ({ serve }) => {
+    const s = await serve();
     const { id, key } = await s.createKey();
     const answer = await postStream(`${s.url}/api/chat`, {
       key,
@@ -155,8 +125,8 @@ describe('decisions before the core answer exactly as without streaming', () => 
     },
   ];
 
-  it.each(cases)('$name', async ({ setup }) => {
-    const s = await server({ env: { PLAUDER_PLANS: 'standard=1000,tiny=1' } });
+  test.for(cases)('$name', async ({ setup }, { serve }) => {
+    const s = await serve({ env: { PLAUDER_PLANS: 'standard=1000,tiny=1' } });
     const { key, body, headers = {} } = await setup(s);
     const plain = await http(`${s.url}/api/chat`, { key, body, headers });
     const streamed = await postStream(`${s.url}/api/chat`, {
@@ -185,9 +155,9 @@ describe('decisions before the core answer exactly as without streaming', () => 
 });
 
 describe('when the core fails after the stream began', () => {
-  it('ends with an error event, refunds and stores nothing', async () => {
+  test('ends with an error event, refunds and stores nothing', async ({ serve }) => {
     const core = createGatedCore();
-    const s = await server({ core });
+    const s = await serve({ core });
     const { id, key } = await s.createKey();
     const answering = postStream(`${s.url}/api/chat`, {
       key,
@@ -212,10 +182,12 @@ describe('when the core fails after the stream began', () => {
     expect(await s.services.sessions.read(id, 'fails', Date.now())).toBeUndefined();
   });
 
-  it('an upstream that breaks off mid-stream: the deltas so far, then error; refunded', async () => {
-    const up = await upstream();
+  test('an upstream that breaks off mid-stream: the deltas so far, then error; refunded', async ({
+    serve,
+    upstream: up,
+  }) => {
     await up.script({ stream: { pieces: ['Es ', 'war ', 'einmal'], breakAfter: 2 } });
-    const s = await server({ env: openAiEnv(up) });
+    const s = await serve({ env: openAiEnv(up) });
     const { id, key } = await s.createKey();
     const answer = await postStream(`${s.url}/api/chat`, { key, body: { message: 'Märchen' } });
 
@@ -227,9 +199,11 @@ describe('when the core fails after the stream began', () => {
 });
 
 describe('while the core thinks', () => {
-  it('sends a ping comment whenever nothing else was sent for the ping interval', async () => {
+  test('sends a ping comment whenever nothing else was sent for the ping interval', async ({
+    serve,
+  }) => {
     const core = createGatedCore();
-    const s = await server({ core, app: { streamPingMs: 40 } });
+    const s = await serve({ core, app: { streamPingMs: 40 } });
     const { key } = await s.createKey();
     const comments: string[] = [];
     const answering = postStream(`${s.url}/api/chat`, { key, body: { message: 'Hallo' } });
@@ -247,10 +221,12 @@ describe('while the core thinks', () => {
 });
 
 describe('with the openai core', () => {
-  it("sends the first delta as soon as the upstream's first token arrives", async () => {
-    const up = await upstream();
+  test("sends the first delta as soon as the upstream's first token arrives", async ({
+    serve,
+    upstream: up,
+  }) => {
     await up.script({ stream: { pieces: ['Eins ', 'zwei ', 'drei ', 'vier'], holdAfter: 1 } });
-    const s = await server({ env: openAiEnv(up) });
+    const s = await serve({ env: openAiEnv(up) });
     const { key } = await s.createKey();
     // The upstream holds ' zwei' and the rest back until the client has seen 'Eins'.
     const held = releaseWhenSeen(up);
@@ -270,10 +246,12 @@ describe('with the openai core', () => {
     expect(JSON.parse(done?.data ?? '').reply).toBe('Eins zwei drei vier');
   });
 
-  it('cancels the upstream when the client leaves after the first delta: counted once, nothing stored', async () => {
-    const up = await upstream();
+  test('cancels the upstream when the client leaves after the first delta: counted once, nothing stored', async ({
+    serve,
+    upstream: up,
+  }) => {
     await up.script({ stream: { pieces: ['Es ', 'war ', 'einmal'], gapMs: 10_000 } });
-    const s = await server({ env: openAiEnv(up) });
+    const s = await serve({ env: openAiEnv(up) });
     const { id, key } = await s.createKey();
     const controller = new AbortController();
     let hungUpAt = 0;
@@ -305,10 +283,12 @@ describe('with the openai core', () => {
     expect(await s.services.sessions.read(id, 'left', Date.now())).toBeUndefined();
   });
 
-  it('refunds a client that leaves before any part of the reply reached it', async () => {
-    const up = await upstream();
+  test('refunds a client that leaves before any part of the reply reached it', async ({
+    serve,
+    upstream: up,
+  }) => {
     await up.script({ stream: { pieces: ['Es ', 'war'], firstTokenMs: 10_000 } });
-    const s = await server({ env: openAiEnv(up) });
+    const s = await serve({ env: openAiEnv(up) });
     const { id, key } = await s.createKey();
     const controller = new AbortController();
     const answering = postStream(`${s.url}/api/chat`, {
@@ -334,8 +314,10 @@ describe('with the openai core', () => {
 });
 
 describe('an idempotent replay', () => {
-  it('is a stream of one delta and done when a stream is asked for, JSON otherwise', async () => {
-    const s = await server();
+  test('is a stream of one delta and done when a stream is asked for, JSON otherwise', async ({
+    serve,
+  }) => {
+    const s = await serve();
     const { id, key } = await s.createKey();
     const headers = { 'idempotency-key': 'stream-once' };
     const body = { message: 'Was kann plauder?' };

@@ -5,32 +5,17 @@
  * core failure after the first delta (the door's error event, nothing after it) and for a
  * kept reply replayed as a stream.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { describe, expect } from 'vitest';
+import { test as base, openAiEnv } from '../helpers/fixtures.js';
 import { readSse, type SseAnswer } from '../helpers/sse.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
 
-let cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step().catch(() => {});
-  cleanup = [];
-});
-
-async function serverWithUpstream(): Promise<{ s: TestServer; up: Upstream; key: string }> {
-  const up = await startUpstream();
-  cleanup.push(() => up.stop());
-  const s = await startTestServer({
-    env: {
-      PLAUDER_CORE: 'openai',
-      PLAUDER_OPENAI_BASE_URL: up.baseUrl,
-      PLAUDER_OPENAI_MODEL: 'test-model',
-      PLAUDER_OPENAI_MAX_RETRIES: '0',
-    },
-  });
-  cleanup.push(() => s.close());
+/** A server with the OpenAI core in front of the worker's upstream, and a key of it. */
+const test = base.extend('served', async ({ serve, upstream }) => {
+  const s = await serve({ env: openAiEnv(upstream) });
   const { key } = await s.createKey();
-  return { s, up, key };
-}
+  return { s, up: upstream, key };
+});
 
 async function post(
   s: TestServer,
@@ -92,8 +77,10 @@ const COMPLETION = {
 };
 
 describe('/api/chat ends its stream', () => {
-  it('with done after a reply, and with an error event after a failure past the first delta', async () => {
-    const { s, up, key } = await serverWithUpstream();
+  test('with done after a reply, and with an error event after a failure past the first delta', async ({
+    served,
+  }) => {
+    const { s, up, key } = served;
     await up.script(
       { stream: { pieces: ['Es ', 'war'] } },
       { stream: { pieces: ['Es ', 'war'], breakAfter: 1 } },
@@ -113,8 +100,8 @@ describe('/api/chat ends its stream', () => {
     ).toBe(true);
   });
 
-  it('replays a kept reply as one delta and done', async () => {
-    const { s, up, key } = await serverWithUpstream();
+  test('replays a kept reply as one delta and done', async ({ served }) => {
+    const { s, up, key } = served;
     await up.script({ stream: { pieces: ['Es ', 'war'] } });
     const headers = { 'idempotency-key': 'once' };
     await post(s, key, '/api/chat', { message: 'Hallo' }, headers);
@@ -127,8 +114,8 @@ describe('/api/chat ends its stream', () => {
 });
 
 describe('/v1/chat/completions ends its stream', () => {
-  it('with the finish, usage and [DONE] chunks after a reply', async () => {
-    const { s, up, key } = await serverWithUpstream();
+  test('with the finish, usage and [DONE] chunks after a reply', async ({ served }) => {
+    const { s, up, key } = served;
     await up.script({
       stream: { pieces: ['Ahoy ', 'there'], usage: { prompt_tokens: 12, completion_tokens: 2 } },
     });
@@ -138,8 +125,8 @@ describe('/v1/chat/completions ends its stream', () => {
     expect(answer.text.endsWith(end)).toBe(true);
   });
 
-  it("with the upstream's tool_calls finish reason, live and replayed", async () => {
-    const { s, key } = await serverWithUpstream();
+  test("with the upstream's tool_calls finish reason, live and replayed", async ({ served }) => {
+    const { s, key } = served;
     const tool = {
       type: 'function',
       function: { name: 'get_time', parameters: { type: 'object' } },
@@ -164,8 +151,10 @@ describe('/v1/chat/completions ends its stream', () => {
     ]);
   });
 
-  it('with an OpenAI error chunk and no [DONE] after a failure past the first delta', async () => {
-    const { s, up, key } = await serverWithUpstream();
+  test('with an OpenAI error chunk and no [DONE] after a failure past the first delta', async ({
+    served,
+  }) => {
+    const { s, up, key } = served;
     await up.script({ stream: { pieces: ['Ahoy ', 'there'], breakAfter: 1 } });
     const answer = await post(s, key, '/v1/chat/completions', COMPLETION);
     const error = {

@@ -1,8 +1,9 @@
 /**
- * The operator CLI (docs/contract.md, "Operating it"), run as the real built process (`dist/cli/main.js`) on
- * the same database as a running server: every change made through the CLI holds on the
- * server's next request. Keys that a test only needs, reports and refusals run the CLI in
- * this process (with a connection of its own, as a separate process has).
+ * The operator CLI (docs/contract.md, "Operating it") on the same database as a running
+ * server: every change made through the CLI holds on the server's next request. The
+ * commands run in this process (`plauder()` with a connection of its own, as a separate
+ * process has); the built executable (`dist/cli/main.js`) is run where its output streams
+ * and exit codes are the subject.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,11 +24,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function cli(...args: string[]): Promise<CliResult> {
+function cliProcess(...args: string[]): Promise<CliResult> {
   return runCli(args, server.env);
 }
 
-function cliHere(...args: string[]): Promise<CliResult> {
+function cli(...args: string[]): Promise<CliResult> {
   return runCliInProcess(args, server.env);
 }
 
@@ -40,16 +41,7 @@ interface Issued {
 }
 
 async function createKey(name: string, ...extra: string[]): Promise<Issued> {
-  const res = await cliHere(
-    'keys',
-    'create',
-    '--name',
-    name,
-    '--plan',
-    'standard',
-    '--json',
-    ...extra,
-  );
+  const res = await cli('keys', 'create', '--name', name, '--plan', 'standard', '--json', ...extra);
   expect(res.code, res.stderr).toBe(0);
   return JSON.parse(res.stdout) as Issued;
 }
@@ -84,7 +76,15 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 describe('plauder keys create', () => {
   it('--json prints exactly {id, key, name, plan, active} and the key works at once', async () => {
-    const res = await cli('keys', 'create', '--name', 'Json Key', '--plan', 'standard', '--json');
+    const res = await cliProcess(
+      'keys',
+      'create',
+      '--name',
+      'Json Key',
+      '--plan',
+      'standard',
+      '--json',
+    );
     expect(res.code).toBe(0);
     expect(res.stderr).toBe('');
     expect(res.stdout.trim().split('\n')).toHaveLength(1);
@@ -124,7 +124,7 @@ describe('plauder keys create', () => {
 
   it('refuses an unknown plan with exit 2, lists the plans and creates nothing', async () => {
     const before = (await server.services.keys.list()).length;
-    const res = await cliHere('keys', 'create', '--name', 'X', '--plan', 'gold');
+    const res = await cli('keys', 'create', '--name', 'X', '--plan', 'gold');
     expect(res.code).toBe(2);
     expect(res.stdout).not.toMatch(/plauder_/);
     expect(res.stderr).toMatch(/gold/);
@@ -135,7 +135,7 @@ describe('plauder keys create', () => {
 
   it('answers a missing --name with exit 2 and the usage', async () => {
     const before = (await server.services.keys.list()).length;
-    const res = await cliHere('keys', 'create', '--plan', 'standard');
+    const res = await cli('keys', 'create', '--plan', 'standard');
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/usage: plauder keys create --name/i);
     expect((await server.services.keys.list()).length).toBe(before);
@@ -168,7 +168,7 @@ describe('plauder keys list', () => {
   it('prints a human table with id, name, plan, status and usage, and no secret', async () => {
     const issued = await createKey('Table Key');
     expectReply(await chat(server, issued.key, { message: 'Hallo' }));
-    const res = await cliHere('keys', 'list');
+    const res = await cli('keys', 'list');
     expect(res.code).toBe(0);
     const lines = res.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^ID\s+NAME\s+PLAN\s+STATUS\s+USED/);
@@ -274,7 +274,7 @@ describe('plauder keys revoke | set-plan | deactivate | activate', () => {
   it.concurrent.each([['revoke'], ['activate'], ['deactivate'], ['rotate'], ['set-plan', 'plus']])(
     '%s with an unknown id exits 1 with a message naming the id',
     async (command, ...rest) => {
-      const res = await cliHere('keys', command, 'key_doesnotexist0000', ...rest);
+      const res = await cli('keys', command, 'key_doesnotexist0000', ...rest);
       expect(res.code).toBe(1);
       expect(res.stderr).toMatch(/key_doesnotexist0000/);
       expect(res.stderr).toMatch(/no .*key|not found|unknown/i);
@@ -319,7 +319,7 @@ describe('plauder usage', () => {
     const gone = await createKey('Usage Revoked');
     expect((await cli('keys', 'revoke', gone.id)).code).toBe(0);
     const report = async (inMonth: string) => {
-      const res = await cliHere('usage', '--month', inMonth, '--json');
+      const res = await cli('usage', '--month', inMonth, '--json');
       expect(res.code, res.stderr).toBe(0);
       return JSON.parse(res.stdout) as {
         month: string;
@@ -339,12 +339,12 @@ describe('plauder usage', () => {
     const later = (await report('2099-01')).keys.map((k) => k.id);
     expect(later).toContain(kept.id);
     expect(later).not.toContain(gone.id);
-    const human = await cliHere('usage', '--month', '2025-01');
+    const human = await cli('usage', '--month', '2025-01');
     expect(human.stdout).toMatch(/No keys existed in 2025-01\./);
   });
 
   it('prints a human report with the total', async () => {
-    const res = await cliHere('usage');
+    const res = await cli('usage');
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain(`Usage in ${month()}`);
     expect(res.stdout).toMatch(/^Total: \d+$/m);
@@ -353,7 +353,7 @@ describe('plauder usage', () => {
   it.concurrent.each(['2020-13', '2020-1', 'January', ''])(
     'refuses --month %j with exit 2',
     async (value) => {
-      const res = await cliHere('usage', '--month', value);
+      const res = await cli('usage', '--month', value);
       expect(res.code).toBe(2);
       expect(res.stderr).toMatch(/--month|YYYY-MM/);
       expect(res.stdout).toBe('');
@@ -363,7 +363,7 @@ describe('plauder usage', () => {
 
 describe('the command line itself', () => {
   it('answers an unknown command with exit 2 and the help', async () => {
-    const res = await cli('frobnicate');
+    const res = await cliProcess('frobnicate');
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/frobnicate/);
     expect(res.stderr).toMatch(/plauder keys create/);
@@ -371,7 +371,7 @@ describe('the command line itself', () => {
   });
 
   it('answers an unknown keys subcommand with exit 2 and the usage', async () => {
-    const res = await cliHere('keys', 'explode');
+    const res = await cli('keys', 'explode');
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/usage: plauder keys/i);
   });
@@ -382,8 +382,12 @@ describe('the command line itself', () => {
       PLAUDER_PLANS: 'standard=abc',
       PLAUDER_QUOTA_TIMEZONE: 'Mars/Base',
     };
-    for (const args of [['keys', 'list'], ['usage']]) {
-      const res = await runCli(args, env);
+    // The executable for one command, the command line in this process for the other.
+    for (const run of [
+      () => runCli(['keys', 'list'], env),
+      () => runCliInProcess(['usage'], env),
+    ]) {
+      const res = await run();
       expect(res.code).toBe(2);
       expect(res.stderr).toMatch(/PLAUDER_PLANS/);
       expect(res.stderr).toMatch(/PLAUDER_QUOTA_TIMEZONE/);

@@ -1,12 +1,15 @@
 /**
- * `plauder kb check` and `plauder ask`, run as the real built process: an operator checks
- * a knowledge file (every problem at once, with file and line) and tries questions on it.
+ * `plauder kb check` and `plauder ask`: an operator checks a knowledge file (every problem
+ * at once, with file and line) and tries questions on it. The commands run in this process
+ * (runCliInProcess); the built executable is run for a failing check's exit code and
+ * stderr, and as the server that reloads its knowledge file.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { runCli, startServerProcess } from '../helpers/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plauder-kb-cli-'));
@@ -15,7 +18,7 @@ const SHOP = fileURLToPath(new URL('../core/builtin/fixtures/shop.kb', import.me
 
 describe('plauder kb check', () => {
   it('accepts the shipped knowledge base', async () => {
-    const res = await runCli(['kb', 'check'], {});
+    const res = await runCliInProcess(['kb', 'check'], {});
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/knowledge\/plauder\.kb: ok, \d+ entries/);
   });
@@ -55,7 +58,7 @@ describe('plauder kb check', () => {
   });
 
   it('checks the file PLAUDER_KNOWLEDGE names', async () => {
-    const res = await runCli(['kb', 'check'], { PLAUDER_KNOWLEDGE: SHOP });
+    const res = await runCliInProcess(['kb', 'check'], { PLAUDER_KNOWLEDGE: SHOP });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain(`${SHOP}: ok, 12 entries`);
   });
@@ -63,19 +66,22 @@ describe('plauder kb check', () => {
 
 describe('plauder ask', () => {
   it('answers from the configured knowledge base and facts, in the chosen language', async () => {
-    const en = await runCli(['ask', '--lang', 'en', 'How many requests do I get on plus?'], {
-      PLAUDER_PLANS: 'standard=1000,plus=7500',
-    });
+    const en = await runCliInProcess(
+      ['ask', '--lang', 'en', 'How many requests do I get on plus?'],
+      {
+        PLAUDER_PLANS: 'standard=1000,plus=7500',
+      },
+    );
     expect(en.code, en.stderr).toBe(0);
     expect(en.stdout).toMatch(/Plus plan gives you 7500 requests/);
-    const de = await runCli(['ask', 'Wie lange dauert die Lieferung?'], {
+    const de = await runCliInProcess(['ask', 'Wie lange dauert die Lieferung?'], {
       PLAUDER_KNOWLEDGE: SHOP,
     });
     expect(de.stdout).toMatch(/1 bis 3 Werktagen/);
   });
 
   it('plays several messages as one conversation and explains each reply', async () => {
-    const res = await runCli(
+    const res = await runCliInProcess(
       ['ask', '--lang', 'en', '--explain', 'What is a session?', 'And how long is it kept?'],
       {},
     );
@@ -89,8 +95,8 @@ describe('plauder ask', () => {
   });
 
   it('refuses a missing message and an unknown language', async () => {
-    expect((await runCli(['ask'], {})).code).toBe(2);
-    expect((await runCli(['ask', '--lang', 'fr', 'Salut'], {})).code).toBe(2);
+    expect((await runCliInProcess(['ask'], {})).code).toBe(2);
+    expect((await runCliInProcess(['ask', '--lang', 'fr', 'Salut'], {})).code).toBe(2);
   });
 });
 
@@ -104,7 +110,7 @@ describe('a running server and its knowledge file', () => {
       PLAUDER_DATABASE_URL: `sqlite:${join(dir, 'server.db')}`,
       PLAUDER_KNOWLEDGE: file,
     };
-    const created = await runCli(
+    const created = await runCliInProcess(
       ['keys', 'create', '--name', 'kb', '--plan', 'standard', '--json'],
       env,
     );

@@ -60,7 +60,12 @@ export function startServerProcess(
     });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    // A server that did not start in time is killed: left running, it would load the
+    // machine for the rest of the suite.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${output}`));
+    }, 20_000);
     const onData = (data: Buffer) => {
       output += data;
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);

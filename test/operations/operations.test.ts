@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, startAdminServer } from '../admin/admin-client.js';
-import { runCli } from '../helpers/processes.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { chat, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -24,7 +24,7 @@ describe('operations shared by the CLI and the admin API', () => {
       expect((await chat(server, key, { message: 'x' })).status).toBe(200);
 
     const api = (await admin(server, 'usage')).json;
-    const cli = JSON.parse((await runCli(['usage', '--json'], server.env)).stdout);
+    const cli = JSON.parse((await runCliInProcess(['usage', '--json'], server.env)).stdout);
     expect(cli).toEqual({
       month: api.month,
       total: api.total,
@@ -47,7 +47,7 @@ describe('operations shared by the CLI and the admin API', () => {
     for (;;) {
       const minute = minuteNow();
       apiKeys = (await admin(server, 'keys')).json.keys;
-      cliKeys = JSON.parse((await runCli(['keys', 'list', '--json'], server.env)).stdout);
+      cliKeys = JSON.parse((await runCliInProcess(['keys', 'list', '--json'], server.env)).stdout);
       if (minuteNow() === minute) break;
     }
     expect(
@@ -74,9 +74,11 @@ describe('operations shared by the CLI and the admin API', () => {
     const api = await admin(server, `keys/${id}/rotate`, { body: { grace: '400d' } });
     expect(api.status).toBe(400);
     expect(api.json.error.code).toBe('grace_invalid');
-    const cli = await runCli(['keys', 'rotate', id, '--grace', '400d'], server.env);
+    const cli = await runCliInProcess(['keys', 'rotate', id, '--grace', '400d'], server.env);
     expect(cli.code).toBe(2);
     expect(cli.stderr).toMatch(/--grace: expected a duration from 0 to 365d/);
-    expect((await runCli(['keys', 'rotate', id, '--grace', '365d'], server.env)).code).toBe(0);
+    expect(
+      (await runCliInProcess(['keys', 'rotate', id, '--grace', '365d'], server.env)).code,
+    ).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 import net from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { CoreAdapter } from '../../src/core/core-adapter.js';
-import { runCli, startServerProcess } from '../helpers/processes.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { startServerProcess } from '../helpers/processes.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 import { chat, startTestServer } from '../helpers/test-server.js';
 
@@ -63,7 +64,7 @@ describe('graceful shutdown', () => {
       expect(await proc.stop(signal)).toBe(0);
       expect(proc.output()).toContain('"msg":"shut down"');
     }
-    const usage = await runCli(['usage', '--json'], server.env);
+    const usage = await runCliInProcess(['usage', '--json'], server.env);
     expect(JSON.parse(usage.stdout).total).toBe(50);
   });
 });

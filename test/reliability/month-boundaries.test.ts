@@ -8,7 +8,7 @@
  */
 import { afterAll, describe, it } from 'vitest';
 import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
-import { runCli } from '../helpers/processes.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { startServerAt } from './support/fake-clock.js';
 import type { RawResponse } from './support/http-client.js';
@@ -43,7 +43,7 @@ async function setUp(zone: string, extraEnv: Record<string, string> = {}) {
 }
 
 async function usedIn(env: Record<string, string>, id: string, month: string): Promise<number> {
-  const res = await runCli(['usage', '--month', month, '--json'], env);
+  const res = await runCliInProcess(['usage', '--month', month, '--json'], env);
   const report = JSON.parse(res.stdout) as { keys: Array<{ id: string; used: number }> };
   return report.keys.find((k) => k.id === id)?.used ?? Number.NaN;
 }

@@ -5,45 +5,26 @@
  * as the client's own classes. Raw HTTP where the bytes matter (replays, [DONE]).
  */
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
-import { releaseWhenSeen, startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { describe, expect } from 'vitest';
+import { releaseWhenSeen, type Upstream } from '../core/openai/upstream-process.js';
+import { test as base, openAiEnv } from '../helpers/fixtures.js';
 import { createGatedCore } from '../helpers/gated-core.js';
 import { readSse, until } from '../helpers/sse.js';
-import {
-  http,
-  startTestServer,
-  type TestServer,
-  type TestServerOptions,
-} from '../helpers/test-server.js';
+import { http, type TestServer, type TestServerOptions } from '../helpers/test-server.js';
 
-let cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step().catch(() => {});
-  cleanup = [];
-});
+/** Test servers (closed after the test) with the plans these tests use. */
+const test = base.extend(
+  'server',
+  async ({ serve }) =>
+    (options: TestServerOptions = {}) =>
+      serve({
+        ...options,
+        env: { PLAUDER_PLANS: 'standard=1000,tiny=1,minute=1000/month+1/minute', ...options.env },
+      }),
+);
 
-async function server(options: TestServerOptions = {}): Promise<TestServer> {
-  const started = await startTestServer({
-    ...options,
-    env: { PLAUDER_PLANS: 'standard=1000,tiny=1,minute=1000/month+1/minute', ...options.env },
-  });
-  cleanup.push(() => started.close());
-  return started;
-}
-
-async function upstream(): Promise<Upstream> {
-  const started = await startUpstream();
-  cleanup.push(() => started.stop());
-  return started;
-}
-
-const openAiEnv = (up: Upstream) => ({
-  PLAUDER_CORE: 'openai',
-  PLAUDER_OPENAI_BASE_URL: up.baseUrl,
-  PLAUDER_OPENAI_MODEL: 'test-model',
-  PLAUDER_OPENAI_MAX_RETRIES: '0',
-  PLAUDER_OPENAI_SYSTEM_PROMPT_EN: 'Operator prompt.',
-});
+const llmEnv = (up: Upstream) =>
+  openAiEnv(up, { PLAUDER_OPENAI_SYSTEM_PROMPT_EN: 'Operator prompt.' });
 
 /** An unmodified client, on its default settings: only the base URL and the key are ours. */
 const client = (s: TestServer, key: string) => new OpenAI({ baseURL: `${s.url}/v1`, apiKey: key });
@@ -62,7 +43,7 @@ async function caught(promise: Promise<unknown>): Promise<InstanceType<typeof Op
 }
 
 describe('models', () => {
-  it('lists plauder-de and plauder-en and retrieves one', async () => {
+  test('lists plauder-de and plauder-en and retrieves one', async ({ server }) => {
     const s = await server();
     const { key } = await s.createKey();
     const models = await client(s, key).models.list();
@@ -77,7 +58,9 @@ describe('models', () => {
 });
 
 describe('a plain completion', () => {
-  it('is a chat.completion with the reply of the endpoint of its language, counted once', async () => {
+  test('is a chat.completion with the reply of the endpoint of its language, counted once', async ({
+    server,
+  }) => {
     const s = await server();
     const { id, key } = await s.createKey();
     const { data, response } = await client(s, key)
@@ -114,9 +97,11 @@ describe('a plain completion', () => {
     );
   });
 
-  it("passes the history, content parts and the client's system messages to an LLM core, with the upstream's usage", async () => {
-    const up = await upstream();
-    const s = await server({ env: openAiEnv(up) });
+  test("passes the history, content parts and the client's system messages to an LLM core, with the upstream's usage", async ({
+    server,
+    upstream: up,
+  }) => {
+    const s = await server({ env: llmEnv(up) });
     const { key } = await s.createKey();
     const completion = await client(s, key).chat.completions.create({
       model: 'plauder-en',
@@ -143,9 +128,11 @@ describe('a plain completion', () => {
     expect(sent).toMatchObject({ temperature: 0.3, max_tokens: 40, model: 'test-model' });
   });
 
-  it('with X-Session-Id: the stored session is the history, and the turn is stored', async () => {
-    const up = await upstream();
-    const s = await server({ env: openAiEnv(up) });
+  test('with X-Session-Id: the stored session is the history, and the turn is stored', async ({
+    server,
+    upstream: up,
+  }) => {
+    const s = await server({ env: llmEnv(up) });
     const { id, key } = await s.createKey();
     const ai = client(s, key);
     const headers = { 'X-Session-Id': 'sdk-memory' };
@@ -177,7 +164,9 @@ describe('a plain completion', () => {
 });
 
 describe('a streamed completion', () => {
-  it('arrives as chat.completion.chunks: the role first, the content, finish_reason, usage', async () => {
+  test('arrives as chat.completion.chunks: the role first, the content, finish_reason, usage', async ({
+    server,
+  }) => {
     const s = await server();
     const { id, key } = await s.createKey();
     const stream = await client(s, key).chat.completions.create({
@@ -211,7 +200,7 @@ describe('a streamed completion', () => {
     expect(await used(s, id)).toBe(2);
   });
 
-  it('ends with data: [DONE], and has no usage chunk unless asked', async () => {
+  test('ends with data: [DONE], and has no usage chunk unless asked', async ({ server }) => {
     const s = await server();
     const { key } = await s.createKey();
     const response = await fetch(`${s.url}/v1/chat/completions`, {
@@ -232,8 +221,10 @@ describe('a streamed completion', () => {
     expect(chunks.every((c) => c.choices.length === 1 && !('usage' in c))).toBe(true);
   });
 
-  it("streams an LLM core's tokens as they arrive, with the upstream's usage", async () => {
-    const up = await upstream();
+  test("streams an LLM core's tokens as they arrive, with the upstream's usage", async ({
+    server,
+    upstream: up,
+  }) => {
     await up.script({
       stream: {
         pieces: ['Ahoy ', 'there'],
@@ -241,7 +232,7 @@ describe('a streamed completion', () => {
         usage: { prompt_tokens: 12, completion_tokens: 2 },
       },
     });
-    const s = await server({ env: openAiEnv(up) });
+    const s = await server({ env: llmEnv(up) });
     const { key } = await s.createKey();
     const stream = await client(s, key).chat.completions.create({
       model: 'plauder-en',
@@ -266,10 +257,12 @@ describe('a streamed completion', () => {
     expect(usage).toEqual({ prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 });
   });
 
-  it('raises an APIError when the core fails mid-stream; refunded', async () => {
-    const up = await upstream();
+  test('raises an APIError when the core fails mid-stream; refunded', async ({
+    server,
+    upstream: up,
+  }) => {
     await up.script({ stream: { pieces: ['Ahoy ', 'there'], breakAfter: 1 } });
-    const s = await server({ env: openAiEnv(up) });
+    const s = await server({ env: llmEnv(up) });
     const { id, key } = await s.createKey();
     const stream = await client(s, key).chat.completions.create({
       model: 'plauder-en',
@@ -289,7 +282,7 @@ describe('a streamed completion', () => {
 });
 
 describe('errors, as the client raises them', () => {
-  it('AuthenticationError (401) for a bad key, with WWW-Authenticate', async () => {
+  test('AuthenticationError (401) for a bad key, with WWW-Authenticate', async ({ server }) => {
     const s = await server();
     const error = await caught(
       client(s, 'plauder_wrong').chat.completions.create({
@@ -305,7 +298,7 @@ describe('errors, as the client raises them', () => {
     );
   });
 
-  it('PermissionDeniedError (403) for an inactive plan', async () => {
+  test('PermissionDeniedError (403) for an inactive plan', async ({ server }) => {
     const s = await server();
     const { key } = await s.createKey({ active: false });
     const error = await caught(
@@ -318,7 +311,9 @@ describe('errors, as the client raises them', () => {
     expect(error.code).toBe('plan_inactive');
   });
 
-  it('RateLimitError (429) when the month is used up, before the body is judged', async () => {
+  test('RateLimitError (429) when the month is used up, before the body is judged', async ({
+    server,
+  }) => {
     const s = await server();
     const { key } = await s.createKey({ plan: 'tiny' });
     const ai = client(s, key);
@@ -338,7 +333,7 @@ describe('errors, as the client raises them', () => {
     expect(Number(error.headers?.get('retry-after'))).toBeGreaterThan(0);
   });
 
-  it('RateLimitError (429 rate_limited) at the per-minute limit', async () => {
+  test('RateLimitError (429 rate_limited) at the per-minute limit', async ({ server }) => {
     const s = await server();
     const { key } = await s.createKey({ plan: 'minute' });
     const ai = client(s, key);
@@ -360,7 +355,7 @@ describe('errors, as the client raises them', () => {
     expect(error.headers?.get('x-should-retry')).toBeNull();
   });
 
-  it.each([
+  test.for<[string, object, string]>([
     ['n', { n: 2 }, 'n'],
     ['tools', { tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools'],
     ['audio output', { audio: { voice: 'alloy', format: 'mp3' } }, 'audio'],
@@ -391,21 +386,30 @@ describe('errors, as the client raises them', () => {
       'messages[0]',
     ],
     ['a temperature out of range', { temperature: 7 }, 'temperature'],
-  ])('BadRequestError (400) naming the parameter for %s', async (_name, extra, param) => {
-    const s = await server();
-    const { id, key } = await s.createKey();
-    const body = { model: 'plauder-en', messages: [{ role: 'user', content: 'Hello' }], ...extra };
-    const error = await caught(
-      client(s, key).chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming),
-    );
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error.param).toBe(param);
-    expect(error.type).toBe('invalid_request_error');
-    expect(error.message.length).toBeGreaterThan(0);
-    expect(await used(s, id)).toBe(0);
-  });
+  ])(
+    'BadRequestError (400) naming the parameter for %s',
+    async ([_name, extra, param], { server }) => {
+      const s = await server();
+      const { id, key } = await s.createKey();
+      const body = {
+        model: 'plauder-en',
+        messages: [{ role: 'user', content: 'Hello' }],
+        ...extra,
+      };
+      const error = await caught(
+        client(s, key).chat.completions.create(
+          body as OpenAI.ChatCompletionCreateParamsNonStreaming,
+        ),
+      );
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe(param);
+      expect(error.type).toBe('invalid_request_error');
+      expect(error.message.length).toBeGreaterThan(0);
+      expect(await used(s, id)).toBe(0);
+    },
+  );
 
-  it('NotFoundError (404 model_not_found) for an unknown model', async () => {
+  test('NotFoundError (404 model_not_found) for an unknown model', async ({ server }) => {
     const s = await server();
     const { key } = await s.createKey();
     const error = await caught(
@@ -419,7 +423,9 @@ describe('errors, as the client raises them', () => {
     expect(error.param).toBe('model');
   });
 
-  it('400 for a body that is not JSON, and OpenAI-shaped 404s for unknown /v1 routes', async () => {
+  test('400 for a body that is not JSON, and OpenAI-shaped 404s for unknown /v1 routes', async ({
+    server,
+  }) => {
     const s = await server();
     const { key } = await s.createKey();
     const broken = await http(`${s.url}/v1/chat/completions`, {
@@ -441,7 +447,7 @@ describe('errors, as the client raises them', () => {
     expect(unknown.json.error).toMatchObject({ type: 'invalid_request_error', code: 'not_found' });
   });
 
-  it('InternalServerError (500) with the core failure code, refunded', async () => {
+  test('InternalServerError (500) with the core failure code, refunded', async ({ server }) => {
     const core = createGatedCore();
     const s = await server({ core });
     const { id, key } = await s.createKey();
@@ -469,7 +475,9 @@ describe('idempotency', () => {
       body,
     });
 
-  it('replays a completion byte for byte, plain and streamed, without counting again', async () => {
+  test('replays a completion byte for byte, plain and streamed, without counting again', async ({
+    server,
+  }) => {
     const s = await server();
     const { id, key } = await s.createKey();
     const body = { model: 'plauder-de', messages: [{ role: 'user', content: 'Hallo' }] };
@@ -497,7 +505,9 @@ describe('idempotency', () => {
     expect(await used(s, id)).toBe(2);
   });
 
-  it('ConflictError (409) while the first runs, UnprocessableEntityError (422) for another body', async () => {
+  test('ConflictError (409) while the first runs, UnprocessableEntityError (422) for another body', async ({
+    server,
+  }) => {
     const core = createGatedCore();
     const s = await server({ core });
     const { key } = await s.createKey();
@@ -526,10 +536,12 @@ describe('idempotency', () => {
 });
 
 describe('a client that leaves mid-stream', () => {
-  it('cancels the upstream, counts the turn whose first piece it read, and stores nothing', async () => {
-    const up = await upstream();
+  test('cancels the upstream, counts the turn whose first piece it read, and stores nothing', async ({
+    server,
+    upstream: up,
+  }) => {
     await up.script({ stream: { pieces: ['Ahoy ', 'there'], gapMs: 10_000 } });
-    const s = await server({ env: openAiEnv(up) });
+    const s = await server({ env: llmEnv(up) });
     const { id, key } = await s.createKey();
     const stream = await client(s, key).chat.completions.create(
       { model: 'plauder-en', messages: [{ role: 'user', content: 'Hi' }], stream: true },

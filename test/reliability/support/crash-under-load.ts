@@ -7,7 +7,8 @@
  *   replies received  <=  count stored  <=  replies received + requests in flight at the kills
  *   count stored      <=  the plan's limit
  */
-import { runCli, type ServerProcess, startServerProcess } from '../../helpers/processes.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { type ServerProcess, startServerProcess } from '../../helpers/processes.js';
 import { chatRequest, createHttpClient, isReply, type RawResponse } from './http-client.js';
 
 export interface CrashTarget {
@@ -63,7 +64,7 @@ export async function crashUnderLoad(
   target: CrashTarget,
   options: { clients: number; killPoints: readonly KillPoint[] },
 ): Promise<CrashRun> {
-  const created = await runCli(
+  const created = await runCliInProcess(
     ['keys', 'create', '--name', `crash ${target.name}`, '--plan', 'standard', '--json'],
     target.env,
   );

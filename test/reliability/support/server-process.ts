@@ -1,10 +1,12 @@
 /**
  * Shared set-up for reliability tests that drive a real `plauder serve` process: a database
- * of the vitest project's dialect, keys made through the CLI, and a process that collects
- * garbage on SIGUSR2 so its heap figures mean something.
+ * of the vitest project's dialect, keys made through the CLI (in this process, with a
+ * connection of its own), and a process that collects garbage on SIGUSR2 so its heap
+ * figures mean something.
  */
 import { fileURLToPath } from 'node:url';
-import { runCli, type ServerProcess, startServerProcess } from '../../helpers/processes.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { type ServerProcess, startServerProcess } from '../../helpers/processes.js';
 import { createHttpClient, type RawResponse } from './http-client.js';
 
 const GC_ON_SIGNAL = new URL('../fixtures/gc-on-signal.mjs', import.meta.url);
@@ -24,7 +26,7 @@ export async function createKeyWithCli(
   plan = 'standard',
   ...extra: string[]
 ): Promise<{ id: string; key: string }> {
-  const res = await runCli(
+  const res = await runCliInProcess(
     ['keys', 'create', '--name', 'reliability', '--plan', plan, '--json', ...extra],
     env,
   );
