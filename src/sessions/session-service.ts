@@ -98,7 +98,7 @@ interface SessionState {
    * and how many turns it holds (before the window's bound). The next turn's write drops the
    * oldest turns from these bytes and appends its own, because encoding the whole window
    * again cost more than sealing it. Absent when the bytes are not those of
-   * `entries` (an expired or legacy session): the write encodes the window whole.
+   * `entries` (an expired session): the write encodes the window whole.
    */
   readonly stored?: StoredWindow;
   /**
@@ -109,8 +109,6 @@ interface SessionState {
    * kept with them cost about a quarter more CPU per turn (old-generation collections).
    */
   readonly fresh?: boolean;
-  /** Stored before the window existed: the turns are in the legacy table. */
-  readonly legacy: boolean;
   /**
    * `entries` as the core's turns, made at the first turn that reads them: a window kept in
    * memory serves many turns, and its turns are made once. Kept on the state, not in a
@@ -150,7 +148,6 @@ export function createSessionService(
   sealer: TurnSealer,
   options: SessionOptions,
 ): SessionService {
-  const legacyBinding = (keyId: string, hash: string, seq: number) => `${keyId}\0${hash}\0${seq}`;
   const windows = createWindowCache<SessionState>(
     options.cachedWindowChars ?? DEFAULT_CACHED_WINDOW_CHARS,
   );
@@ -212,12 +209,10 @@ export function createSessionService(
     nowMs: number,
   ): Promise<SessionState> {
     if (!row) return noSession(hash);
-    const legacy = row.sealedWindow === null && row.turnCount > 0;
     const expired = isExpired(row.lastActiveAt, activeSince(nowMs, options.ttlMs));
-    const opened = expired
-      ? { entries: [], stored: undefined }
-      : row.sealedWindow === null
-        ? { entries: await legacyEntries(keyId, hash), stored: undefined }
+    const opened =
+      expired || row.sealedWindow === null
+        ? { entries: [], stored: undefined }
         : windowOf(keyId, hash, row, row.sealedWindow);
     const state: SessionState = {
       hash,
@@ -225,9 +220,8 @@ export function createSessionService(
       createdAt: row.createdAt,
       lastActiveAt: row.lastActiveAt,
       entries: opened.entries,
-      legacy,
     };
-    if (expired || legacy) return state;
+    if (expired) return state;
     windows.offer(keyId, state);
     return Object.assign({}, state, { fresh: true, stored: opened.stored });
   }
@@ -250,15 +244,6 @@ export function createSessionService(
     if (opened === undefined || !isWindow(opened.value)) return { entries: [], stored: undefined };
     const { value, bytes } = opened;
     return { entries: value.slice(-options.window), stored: { bytes, count: value.length } };
-  }
-
-  async function legacyEntries(keyId: string, hash: string): Promise<WindowEntry[]> {
-    const turns = await sessions.legacyTurns(keyId, hash, options.window);
-    return turns.flatMap((turn): WindowEntry[] => {
-      const content = sealer.open(turn.sealed, legacyBinding(keyId, hash, turn.seq));
-      if (!content) return [];
-      return [[content.message, content.reply, turn.language as Language, turn.createdAt]];
-    });
   }
 
   /**
@@ -291,14 +276,10 @@ export function createSessionService(
     // is the window now, and need not be decrypted again. A session deleted and begun again
     // to the same count since has another beginning: its window is read from the row.
     if (row.turnCount === opened.turnCount && row.createdAt === opened.createdAt) {
-      return { entries: opened.entries, stored: opened.legacy ? undefined : opened.stored };
+      return { entries: opened.entries, stored: opened.stored };
     }
-    if (row.sealedWindow === null) {
-      // Stored before the window existed: its turns were read when the session was opened
-      // (they never change; the first write after migration 002 replaces them).
-      const entries = row.turnCount > 0 && opened.legacy ? opened.entries : [];
-      return { entries, stored: undefined };
-    }
+    // A row the lock has just created holds no window yet.
+    if (row.sealedWindow === null) return { entries: [], stored: undefined };
     // Written since: often by a turn of this process (concurrent turns of one session),
     // whose window `windowOf` takes without decrypting the row.
     return windowOf(keyId, opened.hash, row, row.sealedWindow);
@@ -354,19 +335,14 @@ export function createSessionService(
         createdAt: head.createdAt,
         entries,
         stored: opened.fresh === true ? undefined : stored,
-        legacy: false,
       });
     };
 
     // Usually nobody wrote the session since it was opened: its window is the one read
     // then, and one statement stores the next without taking a lock. Turns that must
-    // commit with other writes, sessions from before the window, and turns of a session
+    // commit with other writes, and turns of a session
     // that another turn of this process is writing beyond it take the locked way.
-    if (
-      together.length === 0 &&
-      !opened.legacy &&
-      !sealedHere.beyond(keyId, opened.hash, opened.turnCount)
-    ) {
+    if (together.length === 0 && !sealedHere.beyond(keyId, opened.hash, opened.turnCount)) {
       const stale = opened.turnCount === 0 || isExpired(opened.lastActiveAt, since);
       const entries = [...(stale ? [] : opened.entries), entry].slice(-options.window);
       const count = opened.turnCount + 1;
@@ -553,7 +529,7 @@ function entryOf(turn: Turn, at: number): WindowEntry {
 }
 
 function noSession(hash: string): SessionState {
-  return { hash, turnCount: 0, createdAt: 0, lastActiveAt: 0, entries: [], legacy: false };
+  return { hash, turnCount: 0, createdAt: 0, lastActiveAt: 0, entries: [] };
 }
 
 function isWindow(value: unknown): value is WindowEntry[] {

@@ -27,11 +27,6 @@ const TAG_BYTES = 16;
  */
 export const REMEMBERED_SESSIONS = 16_384;
 
-interface SealedTurnContent {
-  readonly message: string;
-  readonly reply: string;
-}
-
 export interface TurnSealer {
   /** Stable, keyed hash of a sessionId within one key. */
   sessionHash(keyId: string, sessionId: string): string;
@@ -64,8 +59,6 @@ export interface TurnSealer {
     sealed: string | Uint8Array,
     binding: string,
   ): { readonly value: unknown; readonly bytes: Buffer } | undefined;
-  /** Opens one turn of a session stored before the memory window was one value. */
-  open(sealed: string, binding: string): SealedTurnContent | undefined;
 }
 
 export function createTurnSealer(secret: Buffer): TurnSealer {
@@ -144,13 +137,6 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
     sealJsonBytes: seal,
     openJson,
     openJsonBytes,
-    open(sealed, binding) {
-      const value = openJson(sealed, binding);
-      if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string') {
-        return undefined;
-      }
-      return { message: value[0], reply: value[1] };
-    },
   };
 }
 

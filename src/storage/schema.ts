@@ -61,17 +61,6 @@ interface SessionsTable {
   sealed_window: StoredSealed | null;
 }
 
-/** Turns of sessions stored before migration 002; read once, then moved into the window. */
-interface TurnsTable {
-  key_id: string;
-  session_hash: string;
-  seq: number;
-  language: string;
-  created_at: number;
-  /** AES-256-GCM sealed JSON of the message and the reply (base64url). */
-  sealed: string;
-}
-
 /** Outcomes of requests sent with an `Idempotency-Key`, and claims of those still running. */
 interface IdempotencyKeysTable {
   key_id: string;
@@ -136,7 +125,6 @@ export interface Database {
   usage: UsageTable;
   usage_days: UsageDaysTable;
   sessions: SessionsTable;
-  turns: TurnsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_events: WebhookEventsTable;
   webhook_receivers: WebhookReceiversTable;
