@@ -61,7 +61,7 @@ interface WindowChange {
 }
 
 /** A session's row as read beside another statement (see `SessionsRepository.readAlongside`). */
-export interface CarriedSession {
+interface CarriedSession {
   /** Undefined: no such session. */
   readonly row: SessionRow | undefined;
   /** The row is at the head given to the read: its window was left out (null). */
