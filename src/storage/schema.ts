@@ -55,8 +55,8 @@ interface SessionsTable {
   turn_count: number;
   /**
    * AES-256-GCM sealed JSON of the memory window, bound to key, session and `turn_count`: its
-   * bytes, or their base64url text (sealed-column.ts). Null for sessions stored before
-   * migration 002, whose turns are in `turns`.
+   * bytes, or their base64url text (sealed-column.ts). Null only inside the transaction
+   * that creates the row for its first turn.
    */
   sealed_window: StoredSealed | null;
 }
