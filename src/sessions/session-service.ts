@@ -154,7 +154,9 @@ export function createSessionService(
       windows.forget(keyId, hash);
       sealedHere.forget(keyId, hash);
     }
-    return stateOf(keyId, hash, row, nowMs);
+    const state = stateOf(keyId, hash, row, nowMs);
+    if (row !== undefined) windows.offer(keyId, state);
+    return state;
   }
 
   function stillCurrent(cached: SessionState, head: SessionHead, nowMs: number): SessionState {
@@ -209,8 +211,11 @@ export function createSessionService(
       sealedHere.note(keyId, hash, { count, sealed, entries });
       return sealed;
     };
-    const remember = (head: SessionHead) =>
+    // A window the cache declined when it was read (see `offer`) is not kept after the write.
+    const remember = (head: SessionHead) => {
+      if (opened.turnCount > 0 && !windows.has(keyId, hash)) return;
       windows.set(keyId, Object.assign({ hash, entries }, head));
+    };
 
     // Usually nobody wrote the session since it was opened: its window is the one read
     // then, and one statement stores the next without taking a lock. Turns that must

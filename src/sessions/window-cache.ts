@@ -10,6 +10,13 @@
  * at every lookup and every write. Once a `Map` is in the old generation, that makes V8
  * promote what the `Map` held, though it was replaced long before the next scavenge, and
  * under load that brought frequent full collections.
+ *
+ * With many more sessions in use than it holds, a cache that took every window read from
+ * the database would evict each before its session's next turn: no hits, and every window
+ * kept just long enough for the garbage collector to move it to the old generation (more
+ * CPU per turn than no cache at all). So when it is
+ * full and fewer than a quarter of its lookups hit, it takes only one such window in 16;
+ * those stay long enough to be used again, and a working set that fits gets in as before.
  */
 
 /** What the cache needs of a window: its session and its turns (message and reply first). */
@@ -23,9 +30,22 @@ export interface WindowCache<S extends CachedWindow> {
   get(keyId: string, hash: string): S | undefined;
   /** Keeps `state` as the session's window (replacing the one kept), unless it exceeds the budget. */
   set(keyId: string, state: S): void;
+  /**
+   * A window read from the database: kept when there is room, or while the cache is not
+   * thrashing; else one in `THRASHING_ADMITS_ONE_IN`. True when it was kept.
+   */
+  offer(keyId: string, state: S): boolean;
+  has(keyId: string, hash: string): boolean;
   forget(keyId: string, hash: string): void;
   clear(): void;
 }
+
+/** Lookups after which the cache judges its share of hits again. */
+const HIT_RATIO_LOOKUPS = 1024;
+/** A full cache with a smaller share of hits than this is thrashing (see `offer`). */
+const THRASHING_HIT_RATIO = 0.25;
+/** While the cache thrashes, one window in this many read from the database enters it. */
+const THRASHING_ADMITS_ONE_IN = 16;
 
 /** A cached session's place: its window, and its neighbours in the order of use. */
 interface Slot<S> {
@@ -41,6 +61,10 @@ export function createWindowCache<S extends CachedWindow>(budget: number): Windo
   let newest: Slot<S> | undefined;
   let oldest: Slot<S> | undefined;
   let total = 0;
+  let lookups = 0;
+  let hits = 0;
+  let thrashing = false;
+  let declined = 0;
 
   const id = (keyId: string, hash: string) => `${keyId}\0${hash}`;
   const sizeOf = (state: S) => {
@@ -74,9 +98,8 @@ export function createWindowCache<S extends CachedWindow>(budget: number): Windo
     slots.delete(slot.key);
     total -= slot.size;
   };
-  const set = (keyId: string, state: S): void => {
+  const set = (keyId: string, state: S, size = sizeOf(state)): void => {
     const key = id(keyId, state.hash);
-    const size = sizeOf(state);
     let slot = slots.get(key);
     if (size > budget) {
       if (slot) remove(slot);
@@ -100,11 +123,27 @@ export function createWindowCache<S extends CachedWindow>(budget: number): Windo
   return {
     get(keyId, hash) {
       const slot = slots.get(id(keyId, hash));
+      lookups++;
+      if (slot !== undefined) hits++;
+      if (lookups === HIT_RATIO_LOOKUPS) {
+        thrashing = hits < lookups * THRASHING_HIT_RATIO;
+        lookups = 0;
+        hits = 0;
+      }
       if (slot === undefined) return undefined;
       touch(slot);
       return slot.state;
     },
-    set,
+    set: (keyId, state) => set(keyId, state),
+    offer(keyId, state) {
+      const size = sizeOf(state);
+      if (total + size > budget && thrashing && ++declined % THRASHING_ADMITS_ONE_IN !== 0) {
+        return false;
+      }
+      set(keyId, state, size);
+      return slots.has(id(keyId, state.hash));
+    },
+    has: (keyId, hash) => slots.has(id(keyId, hash)),
     forget(keyId, hash) {
       const slot = slots.get(id(keyId, hash));
       if (slot) remove(slot);

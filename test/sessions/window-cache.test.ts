@@ -1,7 +1,10 @@
 /**
  * The window cache (window-cache.ts): the least recently used windows go first when their
- * text exceeds the budget, as in a plain list kept in the order of use. Through the session
- * service: a session's next turn on the same instance reads only its row's head.
+ * text exceeds the budget, as in a plain list kept in the order of use; with many more
+ * sessions in use than it holds, a full cache that rarely hits takes only one window in 16
+ * read from the database, and a working set that fits is kept whole, also after a phase of
+ * thrashing. Through the session service: a session's next turn on the same instance reads
+ * only its row's head.
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
@@ -19,6 +22,82 @@ import {
 import { createTestDatabase } from '../helpers/test-database.js';
 
 const KEY = 'key_test';
+/** Each window: one turn of 50 + 50 characters. */
+const WINDOW_CHARS = 100;
+const HOLDS = 10;
+
+function window(hash: string) {
+  return {
+    hash,
+    turnCount: 1,
+    createdAt: 1,
+    lastActiveAt: 1,
+    entries: [['m'.repeat(50), 'r'.repeat(50), 'de', 1] as [string, string, 'de', number]],
+  };
+}
+
+/** Turns on `sessions`, in order, `rounds` times: a lookup, and on a miss the window offered. */
+function turns(cache: ReturnType<typeof createWindowCache>, sessions: number, rounds: number) {
+  let hits = 0;
+  let offered = 0;
+  let kept = 0;
+  for (let round = 0; round < rounds; round++) {
+    for (let s = 0; s < sessions; s++) {
+      const hash = `s${s}`;
+      if (cache.get(KEY, hash) !== undefined) {
+        hits++;
+        continue;
+      }
+      offered++;
+      if (cache.offer(KEY, window(hash))) kept++;
+    }
+  }
+  return { hits, offered, kept };
+}
+
+describe('the window cache admission', () => {
+  it('keeps a working set that fits: after the first turn of each session, every lookup hits', () => {
+    const cache = createWindowCache(HOLDS * WINDOW_CHARS);
+    const { hits, offered, kept } = turns(cache, HOLDS, 300);
+    expect(offered).toBe(HOLDS);
+    expect(kept).toBe(HOLDS);
+    expect(hits).toBe(HOLDS * 299);
+  });
+
+  it('takes every window until it finds itself thrashing, then one in 16, and those are used again', () => {
+    const cache = createWindowCache(HOLDS * WINDOW_CHARS);
+    // 100 sessions in turn through a cache of 10: each window is evicted before its next turn.
+    const first = turns(cache, 100, 10); // 1000 lookups: not judged yet
+    expect(first.kept).toBe(first.offered);
+    expect(first.hits).toBe(0);
+
+    turns(cache, 100, 1); // the 1024th lookup: judged thrashing
+    const later = turns(cache, 100, 100);
+    const share = later.kept / later.offered;
+    expect(share).toBeGreaterThan(1 / 17);
+    expect(share).toBeLessThan(1 / 15);
+    // Kept longer, some of its windows now last until their session's next turn.
+    expect(later.hits).toBeGreaterThan(0);
+  });
+
+  it('takes every window again once the working set fits (it judges its hits anew)', () => {
+    const cache = createWindowCache(HOLDS * WINDOW_CHARS);
+    turns(cache, 100, 30); // thrashing
+    expect(turns(cache, 100, 1).kept).toBeLessThan(20);
+
+    // Five sessions now: they get in, hit, and the next judgement ends the thrashing.
+    turns(cache, 5, 600);
+    // A new session's window is kept at once again, as in a cache that never thrashed.
+    expect(cache.offer(KEY, window('new'))).toBe(true);
+    expect(turns(cache, 5, 10).hits).toBe(50);
+  });
+
+  it('never keeps a window larger than the whole cache', () => {
+    const cache = createWindowCache(WINDOW_CHARS - 1);
+    expect(cache.offer(KEY, window('big'))).toBe(false);
+    expect(cache.get(KEY, 'big')).toBeUndefined();
+  });
+});
 
 /** The same rules kept the plain way, for comparison: an array, least recently used first. */
 function referenceCache(budget: number) {
