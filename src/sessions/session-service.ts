@@ -17,7 +17,7 @@ import type {
 } from '../storage/repositories/sessions-repository.js';
 import type { StoredSealed } from '../storage/sealed-column.js';
 import type { Writes } from '../storage/unit-of-work.js';
-import { afterElements, jsonArrayBytes, type TurnSealer } from './turn-sealer.js';
+import type { TurnSealer } from './turn-sealer.js';
 import { createWindowCache } from './window-cache.js';
 
 interface StoredSessionTurn extends Turn {
@@ -49,19 +49,14 @@ export interface SessionService {
 export interface SessionOptions {
   readonly window: number;
   readonly ttlMs: number;
-  /**
-   * Characters of message and reply text kept decrypted in memory, in the windows of the
-   * most recently used sessions (0: none), so that a session's next turn reads only its
-   * row's head, not its sealed window.
-   */
-  readonly cachedWindowChars?: number;
 }
 
 /**
- * 4 million characters, so the cache's memory is bounded however long the messages are (the
- * windows' JSON bytes come on top, see `SessionState.stored`).
+ * Characters of message and reply text kept decrypted in memory, in the windows of the most
+ * recently used sessions, so that a session's next turn reads only its row's head, not its
+ * sealed window; the bound holds the memory however long the messages are.
  */
-const DEFAULT_CACHED_WINDOW_CHARS = 4_000_000;
+const CACHED_WINDOW_CHARS = 4_000_000;
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -73,6 +68,7 @@ type WindowEntry =
   | [string, string, Language, number]
   | [string, string, Language, number, readonly WireMessage[]];
 
+/** A session as a turn read it. */
 interface SessionState {
   readonly hash: string;
   readonly turnCount: number;
@@ -80,37 +76,8 @@ interface SessionState {
   readonly createdAt: number;
   /** When its last turn was stored (0 for a session not stored yet). */
   readonly lastActiveAt: number;
-  readonly entries: WindowEntry[];
-  /**
-   * `entries` as the JSON array (UTF-8) they were read from the row as or last sealed as,
-   * and how many turns it holds (before the window's bound). The next turn's write drops the
-   * oldest turns from these bytes and appends its own, because encoding the whole window
-   * again cost more than sealing it. Absent when the bytes are not those of
-   * `entries` (an expired or legacy session): the write encodes the window whole.
-   */
-  readonly stored?: StoredWindow;
-  /**
-   * Read from the database for this turn (not found in the cache): the window is kept after
-   * the write only if the cache took it when it was read (see `createWindowCache`), and
-   * without `stored`; its next turn, if it finds it, encodes it once. With many more
-   * sessions than the cache holds, the windows it takes are soon replaced, and their bytes
-   * kept with them cost about a quarter more CPU per turn (old-generation collections).
-   */
-  readonly fresh?: boolean;
-  /** Stored before the window existed: the turns are in the legacy table. */
-  readonly legacy: boolean;
-  /**
-   * `entries` as the core's turns, made at the first turn that reads them: a window kept in
-   * memory serves many turns, and its turns are made once. Kept on the state, not in a
-   * WeakMap beside it: V8 promoted whatever such a map's entries held at the next
-   * scavenge, every turn's window with them.
-   */
-  history?: readonly Turn[];
-}
-
-interface StoredWindow {
-  readonly bytes: Buffer;
-  readonly count: number;
+  /** The memory window, oldest first; empty for a new or expired session. */
+  readonly entries: readonly WindowEntry[];
 }
 
 /** The additional data of a sealed window: its key, its session and its write count. */
@@ -138,263 +105,150 @@ export function createSessionService(
   sealer: TurnSealer,
   options: SessionOptions,
 ): SessionService {
-  const legacyBinding = (keyId: string, hash: string, seq: number) => `${keyId}\0${hash}\0${seq}`;
-  const windows = createWindowCache<SessionState>(
-    options.cachedWindowChars ?? DEFAULT_CACHED_WINDOW_CHARS,
-  );
+  const expired = (row: SessionHead, nowMs: number) =>
+    isExpired(row.lastActiveAt, activeSince(nowMs, options.ttlMs));
+  const windows = createWindowCache<SessionState>(CACHED_WINDOW_CHARS);
   const sealedHere = createRecentSeals();
 
-  async function load(keyId: string, hash: string, nowMs: number): Promise<SessionState> {
-    return loadFrom(keyId, hash, windows.get(keyId, hash), nowMs);
-  }
-
-  /** The session, given the copy the cache holds (if any). */
-  async function loadFrom(
+  /**
+   * The session as this turn finds it: the copy kept in memory when the row is still at its
+   * count and beginning (a session deleted and begun again has another beginning), else read
+   * from the row.
+   */
+  async function load(
     keyId: string,
     hash: string,
     cached: SessionState | undefined,
     nowMs: number,
   ): Promise<SessionState> {
+    let row: SessionRow | undefined;
     if (cached !== undefined) {
-      // The copy is current when the row was not written since: same count, same beginning.
       const head = await sessions.head(keyId, hash);
-      if (head === undefined) return gone(keyId, hash);
-      if (head.turnCount === cached.turnCount && head.createdAt === cached.createdAt) {
+      if (head?.turnCount === cached.turnCount && head.createdAt === cached.createdAt) {
         return stillCurrent(cached, head, nowMs);
       }
+      row = head && (await sessions.find(keyId, hash));
+    } else {
+      row = await sessions.find(keyId, hash);
     }
-    return fromRow(keyId, hash, await sessions.find(keyId, hash), nowMs);
-  }
-
-  function gone(keyId: string, hash: string): SessionState {
-    windows.forget(keyId, hash);
-    sealedHere.forget(keyId, hash);
-    return noSession(hash);
+    if (row === undefined) {
+      windows.forget(keyId, hash);
+      sealedHere.forget(keyId, hash);
+    }
+    const state = stateOf(keyId, hash, row, nowMs);
+    if (row !== undefined) windows.offer(keyId, state);
+    return state;
   }
 
   function stillCurrent(cached: SessionState, head: SessionHead, nowMs: number): SessionState {
-    const expired = isExpired(head.lastActiveAt, activeSince(nowMs, options.ttlMs));
-    if (!expired) return cached;
-    return Object.assign({}, cached, { entries: [], stored: undefined, history: undefined });
-  }
-
-  async function fromRow(
-    keyId: string,
-    hash: string,
-    row: SessionRow | undefined,
-    nowMs: number,
-  ): Promise<SessionState> {
-    if (!row) return noSession(hash);
-    const legacy = row.sealedWindow === null && row.turnCount > 0;
-    const expired = isExpired(row.lastActiveAt, activeSince(nowMs, options.ttlMs));
-    const opened = expired
-      ? { entries: [], stored: undefined }
-      : row.sealedWindow === null
-        ? { entries: await legacyEntries(keyId, hash), stored: undefined }
-        : windowOf(keyId, hash, row, row.sealedWindow);
-    const state: SessionState = {
-      hash,
-      turnCount: row.turnCount,
-      createdAt: row.createdAt,
-      lastActiveAt: row.lastActiveAt,
-      entries: opened.entries,
-      legacy,
-    };
-    if (expired || legacy) return state;
-    windows.offer(keyId, state);
-    return Object.assign({}, state, { fresh: true, stored: opened.stored });
+    return expired(head, nowMs) ? Object.assign({}, cached, { entries: [] }) : cached;
   }
 
   /**
-   * A row's sealed window, opened; not decrypted again when it is the window a turn of this
-   * process sealed (the session's turns stored together: see `createRecentSeals`).
+   * The row's window, opened (not decrypted again when it is the window a turn of this
+   * process sealed); empty when it has none, has expired or does not open.
    */
   function windowOf(
     keyId: string,
     hash: string,
     row: SessionRow,
-    sealedWindow: StoredSealed,
-  ): { entries: WindowEntry[]; stored: StoredWindow | undefined } {
-    const written = sealedHere.find(keyId, hash, row);
-    if (written !== undefined) return { entries: written.entries, stored: written.stored };
-    const binding = windowBinding(keyId, hash, row.turnCount);
-    const opened = sealer.openJsonBytes(sealedWindow, binding);
-    // A window that does not open (other secret, tampered row) is not memory of this key.
-    if (opened === undefined || !isWindow(opened.value)) return { entries: [], stored: undefined };
-    const { value, bytes } = opened;
-    return { entries: value.slice(-options.window), stored: { bytes, count: value.length } };
-  }
-
-  async function legacyEntries(keyId: string, hash: string): Promise<WindowEntry[]> {
-    const turns = await sessions.legacyTurns(keyId, hash, options.window);
-    return turns.flatMap((turn): WindowEntry[] => {
-      const content = sealer.open(turn.sealed, legacyBinding(keyId, hash, turn.seq));
-      if (!content) return [];
-      return [[content.message, content.reply, turn.language as Language, turn.createdAt]];
-    });
-  }
-
-  /**
-   * This turn's entry after the window `stored` held, as the pieces of a JSON array for
-   * `jsonArrayBytes`: the stored elements that stay (their bytes as kept, commas included)
-   * and the new one. Undefined when the bytes cannot be cut (the window is sealed whole).
-   */
-  function afterStored(stored: StoredWindow, entry: WindowEntry): Buffer[] | undefined {
-    const { bytes, count } = stored;
-    const dropped = Math.max(0, count + 1 - options.window);
-    if (dropped >= count) return [encode(entry)];
-    const start = afterElements(bytes, dropped);
-    if (start === -1 || bytes[bytes.length - 1] !== 0x5d) return undefined;
-    return [bytes.subarray(start, bytes.length - 1), encode(entry)];
-  }
-
-  /**
-   * The window of the session as locked for a write, with its JSON bytes when they are at
-   * hand (see `StoredWindow`); synchronous, it runs under the lock.
-   */
-  function lockedWindow(
-    keyId: string,
-    opened: SessionState,
-    row: SessionRow,
     nowMs: number,
-  ): { entries: WindowEntry[]; stored: StoredWindow | undefined } {
-    if (isExpired(row.lastActiveAt, activeSince(nowMs, options.ttlMs)))
-      return { entries: [], stored: undefined };
-    // Nobody wrote the session since it was opened (the usual case): the window read then
-    // is the window now, and need not be decrypted again. A session deleted and begun again
-    // to the same count since has another beginning: its window is read from the row.
-    if (row.turnCount === opened.turnCount && row.createdAt === opened.createdAt) {
-      return { entries: opened.entries, stored: opened.legacy ? undefined : opened.stored };
-    }
-    if (row.sealedWindow === null) {
-      // Stored before the window existed: its turns were read when the session was opened
-      // (they never change; the first write after migration 002 replaces them).
-      const entries = row.turnCount > 0 && opened.legacy ? opened.entries : [];
-      return { entries, stored: undefined };
-    }
-    // Written since: often by a turn of this process (concurrent turns of one session),
-    // whose window `windowOf` takes without decrypting the row.
-    return windowOf(keyId, opened.hash, row, row.sealedWindow);
+  ): readonly WindowEntry[] {
+    if (row.sealedWindow === null || expired(row, nowMs)) return [];
+    const written = sealedHere.find(keyId, hash, row);
+    if (written !== undefined) return written.entries;
+    const value = sealer.openJson(row.sealedWindow, windowBinding(keyId, hash, row.turnCount));
+    // A window that does not open (other secret, tampered row) is not memory of this key.
+    return isWindow(value) ? value.slice(-options.window) : [];
   }
 
-  /**
-   * What a turn is stored after: the session as the turn opened it, or, when another turn of
-   * this process has stored the session since (concurrent turns of one session), the window
-   * that turn left in the cache. The write still checks the row's count and beginning, so a
-   * window the cache holds wrongly only costs the locked way; the turn's core saw `opened`.
-   */
-  function latest(keyId: string, opened: SessionState): SessionState {
-    const cached = windows.peek(keyId, opened.hash);
-    return cached !== undefined && cached.turnCount > opened.turnCount ? cached : opened;
+  function stateOf(
+    keyId: string,
+    hash: string,
+    row: SessionRow | undefined,
+    nowMs: number,
+  ): SessionState {
+    if (row === undefined)
+      return { hash, turnCount: 0, createdAt: 0, lastActiveAt: 0, entries: [] };
+    const { turnCount, createdAt, lastActiveAt } = row;
+    return { hash, turnCount, createdAt, lastActiveAt, entries: windowOf(keyId, hash, row, nowMs) };
   }
 
   async function append(
     keyId: string,
-    openedByTurn: SessionState,
+    opened: SessionState,
     turn: Turn,
     nowMs: number,
     together?: Writes,
   ) {
     if (options.window === 0) return false;
-    const opened = latest(keyId, openedByTurn);
+    const { hash } = opened;
     const entry = entryOf(turn, nowMs);
-    /**
-     * Seals `entries`, this turn after the window `before`: from its bytes when they are
-     * kept, else the window encoded whole. Returns the JSON it sealed too, for the next turn,
-     * and notes what it sealed for the turns of this session still to be written.
-     */
-    const sealEntries = (
-      entries: WindowEntry[],
-      count: number,
-      before: StoredWindow | undefined,
-    ): { sealed: Buffer; stored: StoredWindow } => {
-      const pieces = before === undefined ? undefined : afterStored(before, entry);
-      const json = pieces === undefined ? encodeWhole(entries) : jsonArrayBytes(pieces);
-      const sealed = sealer.sealJsonBytes(json, windowBinding(keyId, opened.hash, count));
-      const stored = { bytes: json, count: entries.length };
-      sealedHere.note(keyId, opened.hash, { count, sealed, entries, stored });
-      return { sealed, stored };
-    };
     const since = activeSince(nowMs, options.ttlMs);
-    const remember = (head: SessionHead, entries: WindowEntry[], stored: StoredWindow) => {
-      // A window read from the database is kept only if the cache took it then (see offer),
-      // and without its bytes (see `fresh`).
-      if (opened.fresh === true && !windows.has(keyId, opened.hash)) return;
-      windows.set(keyId, {
-        hash: opened.hash,
-        turnCount: head.turnCount,
-        lastActiveAt: head.lastActiveAt,
-        createdAt: head.createdAt,
-        entries,
-        stored: opened.fresh === true ? undefined : stored,
-        legacy: false,
-      });
+    let entries: WindowEntry[] = [];
+    const seal = (before: readonly WindowEntry[], count: number) => {
+      entries = [...before, entry].slice(-options.window);
+      const sealed = sealer.sealJson(entries, windowBinding(keyId, hash, count));
+      sealedHere.note(keyId, hash, { count, sealed, entries });
+      return sealed;
+    };
+    // A window the cache declined when it was read (see `offer`) is not kept after the write.
+    const remember = (head: SessionHead) => {
+      if (opened.turnCount > 0 && !windows.has(keyId, hash)) return;
+      windows.set(keyId, Object.assign({ hash, entries }, head));
     };
 
     // Usually nobody wrote the session since it was opened: its window is the one read
     // then, and one statement stores the next without taking a lock. Turns that must
-    // commit with other writes, sessions from before the window, and turns of a session
-    // that another turn of this process is writing beyond it take the locked way.
-    if (
-      together === undefined &&
-      !opened.legacy &&
-      !sealedHere.beyond(keyId, opened.hash, opened.turnCount)
-    ) {
+    // commit with other writes, and turns of a session that another turn of this process is
+    // writing beyond it, take the locked way.
+    if (together === undefined && !sealedHere.beyond(keyId, hash, opened.turnCount)) {
       const stale = opened.turnCount === 0 || isExpired(opened.lastActiveAt, since);
-      const entries = [...(stale ? [] : opened.entries), entry].slice(-options.window);
-      const count = opened.turnCount + 1;
-      const { sealed, stored } = sealEntries(entries, count, stale ? undefined : opened.stored);
       const change = {
         expectedCount: opened.turnCount,
         expectedCreatedAt: opened.createdAt,
-        sealed,
+        sealed: seal(stale ? [] : opened.entries, opened.turnCount + 1),
         now: nowMs,
         activeSince: since,
       };
-      if (await sessions.replaceWindow(keyId, opened.hash, change)) {
+      if (await sessions.replaceWindow(keyId, hash, change)) {
         const createdAt = stale ? nowMs : opened.createdAt;
-        remember({ turnCount: count, createdAt, lastActiveAt: nowMs }, entries, stored);
+        remember({ turnCount: opened.turnCount + 1, createdAt, lastActiveAt: nowMs });
         return true;
       }
     }
 
-    let written: WindowEntry[] = [];
-    let writtenStored: StoredWindow | undefined;
-    const head = await sessions.appendTurn(keyId, opened.hash, {
+    const head = await sessions.appendTurn(keyId, hash, {
       now: nowMs,
       activeSince: since,
       with: together,
       build: (row) => {
-        const before = lockedWindow(keyId, opened, row, nowMs);
-        written = [...before.entries, entry].slice(-options.window);
-        const { sealed, stored } = sealEntries(written, row.turnCount + 1, before.stored);
-        writtenStored = stored;
-        return sealed;
+        // Unchanged since it was opened: the window read then is the window now. A session
+        // deleted and begun again to the same count since has another beginning.
+        const unchanged = row.turnCount === opened.turnCount && row.createdAt === opened.createdAt;
+        const before =
+          unchanged && !expired(row, nowMs) ? opened.entries : windowOf(keyId, hash, row, nowMs);
+        return seal(before, row.turnCount + 1);
       },
     });
-    if (writtenStored !== undefined) remember(head, written, writtenStored);
+    remember(head);
     return true;
   }
 
-  const toTurn = ([message, reply, language, , wire]: WindowEntry): Turn =>
-    wire === undefined ? { message, reply, language } : { message, reply, language, wire };
-  const historyOf = (state: SessionState): readonly Turn[] => {
-    state.history ??= state.entries.map(toTurn);
-    return state.history;
-  };
-
   return {
     async open(keyId, sessionId, nowMs) {
-      const state = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
+      const hash = sealer.sessionHash(keyId, sessionId);
+      const state = await load(keyId, hash, windows.get(keyId, hash), nowMs);
       return {
-        history: historyOf(state),
+        history: state.entries.map(toTurn),
         record: (turn, at, together) => append(keyId, state, turn, at, together),
         conversationId: sealer.conversationId(keyId, sessionId),
       };
     },
 
     async read(keyId, sessionId, nowMs) {
-      const { entries } = await load(keyId, sealer.sessionHash(keyId, sessionId), nowMs);
+      const hash = sealer.sessionHash(keyId, sessionId);
+      const { entries } = await load(keyId, hash, windows.get(keyId, hash), nowMs);
       if (entries.length === 0) return undefined;
       return entries.map(([message, reply, language, at]) => ({
         message,
@@ -426,8 +280,7 @@ export function createSessionService(
 interface Sealed {
   readonly count: number;
   readonly sealed: Buffer;
-  readonly entries: WindowEntry[];
-  readonly stored: StoredWindow;
+  readonly entries: readonly WindowEntry[];
 }
 
 /** How many sessions' last sealed windows are remembered (see `createRecentSeals`). */
@@ -437,11 +290,11 @@ const RECENT_SEALS = 8;
  * The windows this process sealed last, for a few sessions, whether or not their writes
  * have committed yet. When several turns of one session are stored at once, each takes the
  * locked way after the one before it (often in one transaction) and finds the row that turn
- * wrote: it need not decrypt and parse it again if the row holds the bytes sealed here. Nor
- * need a turn that opens the session while the window cache is still behind those writes. A
- * sealed value begins with a random IV, so equal bytes are that window; a write that rolled
- * back left other bytes on the row, and its note is never used. Slots are replaced in
- * place, not deleted and added, for the reason given in `sessions/window-cache.ts`.
+ * wrote: it need not decrypt and parse it again if the row holds the bytes sealed here, nor
+ * seal a window that cannot be stored without the lock. A sealed value begins with a random
+ * IV, so equal bytes are that window; a write that rolled back left other bytes on the row,
+ * and its note is never used. Slots are replaced in place, not deleted and added, for the
+ * reason given in `sessions/window-cache.ts`.
  */
 function createRecentSeals() {
   const slots: { keyId: string; hash: string; sealed: Sealed | undefined }[] = [];
@@ -492,27 +345,14 @@ function sameSealed(stored: StoredSealed, sealed: Buffer): boolean {
     : sealed.equals(stored);
 }
 
-/** One window entry as its element of the sealed JSON array. */
-function encode(entry: WindowEntry): Buffer {
-  return Buffer.from(JSON.stringify(entry));
-}
-
-/** A window as its JSON array, in a buffer of its own (see `jsonArrayBytes`). */
-function encodeWhole(entries: readonly WindowEntry[]): Buffer {
-  const json = JSON.stringify(entries);
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
-  bytes.write(json);
-  return bytes;
+function toTurn([message, reply, language, , wire]: WindowEntry): Turn {
+  return wire === undefined ? { message, reply, language } : { message, reply, language, wire };
 }
 
 function entryOf(turn: Turn, at: number): WindowEntry {
   return turn.wire === undefined
     ? [turn.message, turn.reply, turn.language, at]
     : [turn.message, turn.reply, turn.language, at, turn.wire];
-}
-
-function noSession(hash: string): SessionState {
-  return { hash, turnCount: 0, createdAt: 0, lastActiveAt: 0, entries: [], legacy: false };
 }
 
 function isWindow(value: unknown): value is WindowEntry[] {

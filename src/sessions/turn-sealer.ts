@@ -17,20 +17,12 @@ import {
 import { utf8Text } from '../util/utf8-text.js';
 
 const IV_BYTES = 12;
-const ARRAY_OPEN = 0x5b;
-const ARRAY_COMMA = 0x2c;
-const ARRAY_CLOSE = 0x5d;
 const TAG_BYTES = 16;
 /**
  * Sessions whose two names (`sessionHash`, `conversationId`) are remembered, because every
  * turn with a sessionId needs both HMACs; the oldest is forgotten first, which bounds the memory.
  */
 export const REMEMBERED_SESSIONS = 16_384;
-
-interface SealedTurnContent {
-  readonly message: string;
-  readonly reply: string;
-}
 
 export interface TurnSealer {
   /** Stable, keyed hash of a sessionId within one key. */
@@ -49,23 +41,10 @@ export interface TurnSealer {
   /** Seals any JSON value, bound to `binding`: IV, ciphertext and tag. */
   sealJson(value: unknown, binding: string): Buffer;
   /**
-   * Seals JSON given as its UTF-8 bytes (e.g. a JSON array made by `jsonArrayBytes` from
-   * elements a caller kept encoded), which the caller vouches for: the same as `sealJson` of
-   * their value, without encoding it again.
-   */
-  sealJsonBytes(json: Uint8Array, binding: string): Buffer;
-  /**
    * Opens what `sealJson` sealed, given as its bytes or their base64url text. Undefined when
    * the data was tampered with or sealed under another secret or binding.
    */
   openJson(sealed: string | Uint8Array, binding: string): unknown;
-  /** `openJson`, with the JSON's bytes as they were sealed (for `jsonArrayBytes` to reuse). */
-  openJsonBytes(
-    sealed: string | Uint8Array,
-    binding: string,
-  ): { readonly value: unknown; readonly bytes: Buffer } | undefined;
-  /** Opens one turn of a session stored before the memory window was one value. */
-  open(sealed: string, binding: string): SealedTurnContent | undefined;
 }
 
 export function createTurnSealer(secret: Buffer): TurnSealer {
@@ -91,18 +70,16 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
   };
 
   const nextIv = createIvSource();
-  const seal = (plain: string | Uint8Array, binding: string) => {
+  const sealJson = (value: unknown, binding: string) => {
     const iv = nextIv();
     const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv);
     cipher.setAAD(Buffer.from(binding));
-    const body = typeof plain === 'string' ? cipher.update(plain, 'utf8') : cipher.update(plain);
+    const body = cipher.update(JSON.stringify(value), 'utf8');
     // GCM is a stream mode: `final()` adds nothing, it only computes the tag.
     cipher.final();
     return Buffer.concat([iv, body, cipher.getAuthTag()]);
   };
-  const sealJson = (value: unknown, binding: string) => seal(JSON.stringify(value), binding);
-  /** The sealed JSON's bytes and its value; undefined unless it opens and parses. */
-  const openJsonBytes = (sealed: string | Uint8Array, binding: string) => {
+  const openJson = (sealed: string | Uint8Array, binding: string): unknown => {
     try {
       const raw =
         typeof sealed === 'string'
@@ -117,13 +94,11 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
       // Throws unless the tag matches: nothing is returned from a tampered value. GCM is a
       // stream mode: `final()` returns nothing more.
       decipher.final();
-      return { value: JSON.parse(utf8Text(bytes)) as unknown, bytes };
+      return JSON.parse(utf8Text(bytes)) as unknown;
     } catch {
       return undefined;
     }
   };
-  const openJson = (sealed: string | Uint8Array, binding: string): unknown =>
-    openJsonBytes(sealed, binding)?.value;
 
   return {
     sessionHash(keyId, sessionId) {
@@ -141,65 +116,8 @@ export function createTurnSealer(secret: Buffer): TurnSealer {
       return names.conversation;
     },
     sealJson,
-    sealJsonBytes: seal,
     openJson,
-    openJsonBytes,
-    open(sealed, binding) {
-      const value = openJson(sealed, binding);
-      if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string') {
-        return undefined;
-      }
-      return { message: value[0], reply: value[1] };
-    },
   };
-}
-
-/**
- * The JSON array whose elements are `elements` (each one JSON value, UTF-8 encoded, or
- * several with their commas), as one buffer of its own: not a slice of Node's shared pool,
- * so that a window kept in memory holds only its own bytes.
- */
-export function jsonArrayBytes(elements: readonly Uint8Array[]): Buffer {
-  let length = 2 + Math.max(0, elements.length - 1);
-  for (const element of elements) length += element.length;
-  const bytes = Buffer.allocUnsafeSlow(length);
-  bytes[0] = ARRAY_OPEN;
-  let at = 1;
-  for (const element of elements) {
-    if (at > 1) bytes[at++] = ARRAY_COMMA;
-    bytes.set(element, at);
-    at += element.length;
-  }
-  bytes[at] = ARRAY_CLOSE;
-  return bytes;
-}
-
-/**
- * Where the elements after the first `count` of a JSON array's bytes begin: just past the
- * comma that ends the `count`-th element (1, just past the `[`, for none). -1 when the
- * array has no more than `count` elements or the bytes are no JSON array. Only the bytes of
- * those elements are read; UTF-8's multi-byte sequences never hold an ASCII byte.
- */
-export function afterElements(bytes: Uint8Array, count: number): number {
-  if (bytes[0] !== 0x5b) return -1;
-  if (count === 0) return 1;
-  let depth = 0;
-  let inString = false;
-  let seen = 0;
-  for (let i = 1; i < bytes.length; i++) {
-    const byte = bytes[i];
-    if (inString) {
-      if (byte === 0x5c) i++;
-      else if (byte === 0x22) inString = false;
-    } else if (byte === 0x22) inString = true;
-    else if (byte === 0x5b || byte === 0x7b) depth++;
-    else if (byte === 0x5d || byte === 0x7d) {
-      // The array's own end, before `count` elements.
-      if (depth === 0) return -1;
-      depth--;
-    } else if (byte === 0x2c && depth === 0 && ++seen === count) return i + 1;
-  }
-  return -1;
 }
 
 /** A session's names, as the sealer remembers them. */

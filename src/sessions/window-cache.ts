@@ -36,8 +36,6 @@ export interface WindowCache<S extends CachedWindow> {
    */
   offer(keyId: string, state: S): boolean;
   has(keyId: string, hash: string): boolean;
-  /** The window kept for the session, without counting a lookup or making it the most recent. */
-  peek(keyId: string, hash: string): S | undefined;
   forget(keyId: string, hash: string): void;
   clear(): void;
 }
@@ -146,7 +144,6 @@ export function createWindowCache<S extends CachedWindow>(budget: number): Windo
       return slots.has(id(keyId, state.hash));
     },
     has: (keyId, hash) => slots.has(id(keyId, hash)),
-    peek: (keyId, hash) => slots.get(id(keyId, hash))?.state,
     forget(keyId, hash) {
       const slot = slots.get(id(keyId, hash));
       if (slot) remove(slot);

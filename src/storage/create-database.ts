@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import { Migrator } from 'kysely';
 import { type DatabaseConfig, redactUrl } from '../config/config.js';
 import type { OpenedDatabase, StoreFeatures } from './dialect.js';
-import { LATEST_MIGRATION, migrationProvider } from './migrations/index.js';
+import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 
 export interface Store {
@@ -55,12 +55,9 @@ export async function createStore(config: DatabaseConfig): Promise<Store> {
 
 async function schemaProblem(db: Kysely<Database>): Promise<string | undefined> {
   const migrations = await new Migrator({ db, provider: migrationProvider }).getMigrations();
-  const pending = migrations.filter((migration) => migration.executedAt === undefined);
-  if (pending.length === migrations.length) return 'the database schema is missing';
-  if (pending.length > 0) {
-    return `the database schema is behind this build (${LATEST_MIGRATION}): ${pending
-      .map((migration) => migration.name)
-      .join(', ')} not applied`;
+  // With one migration (the initial schema) a schema is either there or missing.
+  if (migrations.some((migration) => migration.executedAt === undefined)) {
+    return 'the database schema is missing';
   }
   return undefined;
 }

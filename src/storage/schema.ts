@@ -55,21 +55,10 @@ interface SessionsTable {
   turn_count: number;
   /**
    * AES-256-GCM sealed JSON of the memory window, bound to key, session and `turn_count`: its
-   * bytes, or their base64url text (sealed-column.ts). Null for sessions stored before
-   * migration 002, whose turns are in `turns`.
+   * bytes, or their base64url text (sealed-column.ts). Null only inside the transaction
+   * that creates the row for its first turn.
    */
   sealed_window: StoredSealed | null;
-}
-
-/** Turns of sessions stored before migration 002; read once, then moved into the window. */
-interface TurnsTable {
-  key_id: string;
-  session_hash: string;
-  seq: number;
-  language: string;
-  created_at: number;
-  /** AES-256-GCM sealed JSON of the message and the reply (base64url). */
-  sealed: string;
 }
 
 /** Outcomes of requests sent with an `Idempotency-Key`, and claims of those still running. */
@@ -136,7 +125,6 @@ export interface Database {
   usage: UsageTable;
   usage_days: UsageDaysTable;
   sessions: SessionsTable;
-  turns: TurnsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_events: WebhookEventsTable;
   webhook_receivers: WebhookReceiversTable;

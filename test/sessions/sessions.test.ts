@@ -65,12 +65,10 @@ describe('sessions', () => {
     await chat(H(s), key, { message: 'Ich heiße Anna' });
     await chat(H(s), key, { message: 'Wie heiße ich?' });
     expect(seen.map((r) => r.history.length)).toEqual([0, 0]);
-    for (const table of ['sessions', 'turns']) {
-      const rows = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(
-        s.services.store.db,
-      );
-      expect(Number(rows.rows[0]?.n)).toBe(0);
-    }
+    const rows = await sql<{ n: number }>`select count(*) as n from sessions`.execute(
+      s.services.store.db,
+    );
+    expect(Number(rows.rows[0]?.n)).toBe(0);
   });
 
   it('keeps two keys with the same sessionId apart: neither sees the other’s turns', async () => {
@@ -208,61 +206,6 @@ describe('sessions', () => {
     const messages = read.json.turns.map((t: { message: string }) => t.message);
     expect([...messages].sort()).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}`).sort());
     expect(seen).toHaveLength(12);
-  });
-
-  it('reads a session stored before the window was one value, and moves it into the window', async () => {
-    const { s, seen } = await setup();
-    const { key } = await s.createKey();
-    const keyId = await keyIdOf(s, key);
-    const sealer = createTurnSealer(loadSecret(s.config.secret));
-    const hash = sealer.sessionHash(keyId, 'alt');
-    const now = Date.now();
-    // The layout of release 0.1: one sealed row per turn, bound to its seq.
-    await s.services.store.db
-      .insertInto('sessions')
-      .values({
-        key_id: keyId,
-        session_hash: hash,
-        created_at: now,
-        last_active_at: now,
-        turn_count: 2,
-        sealed_window: null,
-      })
-      .execute();
-    for (const [seq, message, reply] of [
-      [1, 'Ich heiße Ben', 'Hallo Ben'],
-      [2, 'Danke', 'Gern'],
-    ] as const) {
-      await s.services.store.db
-        .insertInto('turns')
-        .values({
-          key_id: keyId,
-          session_hash: hash,
-          seq,
-          language: 'de',
-          created_at: now,
-          // Release 0.1 sealed each turn as [message, reply], in base64url.
-          sealed: sealer
-            .sealJson([message, reply], `${keyId}\0${hash}\0${seq}`)
-            .toString('base64url'),
-        })
-        .execute();
-    }
-
-    expect((await http(`${s.url}/api/sessions/alt`, { key })).json.turns).toHaveLength(2);
-    await chat(H(s), key, { message: 'Wie heiße ich?', sessionId: 'alt' });
-    expect(seen[0]?.history.map((t) => t.message)).toEqual(['Ich heiße Ben', 'Danke']);
-    const read = await http(`${s.url}/api/sessions/alt`, { key });
-    expect(read.json.turns.map((t: { message: string }) => t.message)).toEqual([
-      'Ich heiße Ben',
-      'Danke',
-      'Wie heiße ich?',
-    ]);
-    const legacy = await sql<{ n: number }>`select count(*) as n from turns`.execute(
-      s.services.store.db,
-    );
-    expect(Number(legacy.rows[0]?.n)).toBe(0);
-    expect(await storedWindow(s, key, 'alt')).toHaveLength(3);
   });
 
   it('keeps the sealed window as bytes on SQLite, as base64url text on PostgreSQL, and reads a window stored as text on either', async () => {

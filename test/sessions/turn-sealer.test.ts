@@ -1,25 +1,14 @@
 /**
- * The sealer's array form: a window sealed from its turns' encoded bytes (as a session
- * keeps them between turns) is the same sealed JSON as the window sealed whole, so either
- * opens the other's rows; the sealed bytes open as they are or as their base64url text.
- * A session's names are the same whether the sealer remembered them or not. A window's
- * remaining turns are cut from its bytes exactly, whatever its strings hold.
+ * The sealer: a sealed value opens to what was sealed, as its bytes or their base64url text,
+ * and not when changed or under another binding or secret. A session's names are the same
+ * whether the sealer remembered them or not.
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  afterElements,
-  createTurnSealer,
-  jsonArrayBytes,
-  REMEMBERED_SESSIONS,
-} from '../../src/sessions/turn-sealer.js';
+import { createTurnSealer, REMEMBERED_SESSIONS } from '../../src/sessions/turn-sealer.js';
 
 const sealer = createTurnSealer(randomBytes(32));
-const encode = (value: unknown) => Buffer.from(JSON.stringify(value));
-/** A JSON array sealed from its encoded elements, as a session's window is. */
-const sealArray = (elements: readonly Buffer[], binding: string) =>
-  sealer.sealJsonBytes(jsonArrayBytes(elements), binding);
 
 const WINDOW = [
   ['Grüß dich, wie heißt du?', 'Ich bin plauder. 👋', 'de', 1_700_000_000_000],
@@ -27,26 +16,25 @@ const WINDOW = [
   ['', 'empty message', 'de', 0],
 ];
 
-describe('sealing a JSON array from its encoded elements', () => {
-  it('opens to the same array as sealing the array whole', () => {
-    const sealed = sealArray(WINDOW.map(encode), 'binding');
-    expect(sealer.openJson(sealed, 'binding')).toEqual(WINDOW);
+describe('sealing JSON', () => {
+  it('opens to the value sealed, whatever its strings hold', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 40 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, text, fc.nat()), { maxLength: 25 }), (value) => {
+        expect(sealer.openJson(sealer.sealJson(value, 'b'), 'b')).toEqual(value);
+      }),
+    );
   });
 
-  it('seals exactly the bytes of the whole array: same length, different IV', () => {
-    const fromElements = sealArray(WINDOW.map(encode), 'binding');
-    const whole = sealer.sealJson(WINDOW, 'binding');
-    expect(fromElements.length).toBe(whole.length);
-    expect(fromElements.subarray(0, 12).equals(whole.subarray(0, 12))).toBe(false);
-  });
-
-  it('seals no elements as an empty array, and one without a separator', () => {
-    expect(sealer.openJson(sealArray([], 'b'), 'b')).toEqual([]);
-    expect(sealer.openJson(sealArray([encode(WINDOW[0])], 'b'), 'b')).toEqual([WINDOW[0]]);
+  it('draws a new IV for every seal', () => {
+    const first = sealer.sealJson(WINDOW, 'binding');
+    const second = sealer.sealJson(WINDOW, 'binding');
+    expect(first.length).toBe(second.length);
+    expect(first.subarray(0, 12).equals(second.subarray(0, 12))).toBe(false);
   });
 
   it('opens the sealed bytes however they are held: as base64url text or a view into a larger buffer', () => {
-    const sealed = sealArray(WINDOW.map(encode), 'binding');
+    const sealed = sealer.sealJson(WINDOW, 'binding');
     expect(sealer.openJson(sealed.toString('base64url'), 'binding')).toEqual(WINDOW);
     const larger = Buffer.concat([Buffer.from('before'), sealed, Buffer.from('after')]);
     const view = new Uint8Array(larger.buffer, larger.byteOffset + 6, sealed.length);
@@ -54,7 +42,7 @@ describe('sealing a JSON array from its encoded elements', () => {
   });
 
   it('does not open a changed byte, nor under another binding or another secret', () => {
-    const sealed = sealArray(WINDOW.map(encode), 'binding');
+    const sealed = sealer.sealJson(WINDOW, 'binding');
     expect(sealer.openJson(sealed, 'other binding')).toBeUndefined();
     expect(createTurnSealer(randomBytes(32)).openJson(sealed, 'binding')).toBeUndefined();
     for (const at of [0, 20, sealed.length - 1]) {
@@ -93,66 +81,5 @@ describe("a session's names", () => {
     ];
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{43}$/);
-  });
-});
-
-describe('the elements after the first n of a JSON array, found in its bytes', () => {
-  const text = fc.string({ unit: 'binary', maxLength: 40 });
-  const entry = fc.tuple(text, text, fc.constantFrom('de', 'en'), fc.nat());
-  // Brackets, braces, commas, quotes and backslashes inside the strings, and emoji.
-  const tricky = fc.constantFrom('[', ']', '{', '}', ',', '"', '\\', '\\"', '"],["', '👋', 'ß');
-  const window = fc.array(fc.oneof(entry, fc.tuple(tricky, tricky, fc.constant('de'), fc.nat())), {
-    maxLength: 25,
-  });
-
-  it('leave exactly the remaining elements, whatever the strings hold', () => {
-    fc.assert(
-      fc.property(window, (entries) => {
-        const bytes = Buffer.from(JSON.stringify(entries));
-        for (let n = 0; n < entries.length; n++) {
-          const start = afterElements(bytes, n);
-          const rest = bytes.subarray(start, bytes.length - 1).toString();
-          expect(JSON.parse(`[${rest}]`)).toEqual(entries.slice(n));
-        }
-        // No element is left after the last.
-        if (entries.length > 0) expect(afterElements(bytes, entries.length)).toBe(-1);
-      }),
-    );
-  });
-
-  it('find nothing in bytes that are no JSON array', () => {
-    expect(afterElements(Buffer.from('{"a":[1,2]}'), 1)).toBe(-1);
-    expect(afterElements(Buffer.from(''), 0)).toBe(-1);
-    expect(afterElements(Buffer.from('[]'), 1)).toBe(-1);
-    expect(afterElements(Buffer.from('[[1],[2]'), 2)).toBe(-1);
-  });
-});
-
-describe('a JSON array made from its encoded elements', () => {
-  const text = fc.string({ unit: 'binary', maxLength: 40 });
-  const tricky = fc.constantFrom('[', ']', ',', '"', '\\', '"],["', '👋', 'ß');
-  const element = fc.oneof(fc.tuple(text, text, fc.nat()), fc.tuple(tricky, fc.nat()), text);
-
-  it('is the bytes of the array encoded whole, for any elements, and seals and opens as it', () => {
-    fc.assert(
-      fc.property(fc.array(element, { maxLength: 25 }), (elements) => {
-        const bytes = jsonArrayBytes(elements.map(encode));
-        expect(bytes.equals(Buffer.from(JSON.stringify(elements)))).toBe(true);
-        expect(sealer.openJson(sealer.sealJsonBytes(bytes, 'b'), 'b')).toEqual(elements);
-      }),
-    );
-  });
-
-  it('takes pieces of several elements with their commas, as a window cut from its bytes is', () => {
-    const kept = Buffer.from(JSON.stringify(WINDOW)).subarray(1, -1);
-    const bytes = jsonArrayBytes([kept, encode(['neu', 'new', 'de', 1])]);
-    expect(JSON.parse(bytes.toString())).toEqual([...WINDOW, ['neu', 'new', 'de', 1]]);
-  });
-
-  it("is a buffer of its own, not a slice of Node's shared pool that it would keep alive", () => {
-    const small = jsonArrayBytes([encode('a')]);
-    expect(small.byteOffset).toBe(0);
-    expect(small.buffer.byteLength).toBe(small.length);
-    expect(Buffer.from('x').buffer.byteLength).toBeGreaterThan(1); // the pool, for contrast
   });
 });

@@ -22,17 +22,10 @@ export interface SessionHead {
 
 export interface SessionRow extends SessionHead {
   /**
-   * The sealed window as stored (bytes or base64url text); null for a session stored before
-   * migration 002 (its turns are in `turns`).
+   * The sealed window as stored (bytes or base64url text); null for a row the locked write
+   * has just created (no turn yet).
    */
   readonly sealedWindow: StoredSealed | null;
-}
-
-interface LegacyTurn {
-  readonly seq: number;
-  readonly language: string;
-  readonly createdAt: number;
-  readonly sealed: string;
 }
 
 interface TurnAppend {
@@ -68,8 +61,7 @@ export interface SessionsRepository {
   head(keyId: string, sessionHash: string): Promise<SessionHead | undefined>;
   /**
    * Appends a turn with one short read-modify-write: the session row is locked (created if
-   * new), its window rebuilt by `append.build`, written, and the legacy turns it replaced
-   * dropped, in one transaction. Concurrent appends wait for each other; none fails.
+   * new), its window rebuilt by `append.build` and written, in one transaction. Concurrent appends wait for each other; none fails.
    * Returns the session's head after the write.
    */
   appendTurn(keyId: string, sessionHash: string, append: TurnAppend): Promise<SessionHead>;
@@ -79,8 +71,6 @@ export interface SessionsRepository {
    * turn was stored since (then `appendTurn`, which waits for the lock, takes over).
    */
   replaceWindow(keyId: string, sessionHash: string, change: WindowChange): Promise<boolean>;
-  /** The newest `limit` turns of a session from before migration 002, oldest first. */
-  legacyTurns(keyId: string, sessionHash: string, limit: number): Promise<LegacyTurn[]>;
   /** Deletes a session; false when there was no live one. */
   delete(keyId: string, sessionHash: string, activeSince: number): Promise<boolean>;
   /** Deletes sessions idle since before `idleBefore`; returns how many. */
@@ -183,16 +173,8 @@ export function createSessionsRepository(
         .where('key_id', '=', p<string>('keyId'))
         .where('session_hash', '=', p<string>('hash'))
         .where('turn_count', '=', p<number>('expected'))
-        .where('created_at', '=', p<number>('expectedCreatedAt'))
-        // A session stored before migration 002 has its turns elsewhere: appendTurn moves them.
-        .where('sealed_window', 'is not', null),
+        .where('created_at', '=', p<number>('expectedCreatedAt')),
     sessionLock,
-  );
-  const dropLegacyQuery = prepareQuery<SessionRef, unknown>((p) =>
-    db
-      .deleteFrom('turns')
-      .where('key_id', '=', p<string>('keyId'))
-      .where('session_hash', '=', p<string>('hash')),
   );
 
   return {
@@ -207,7 +189,6 @@ export function createSessionsRepository(
     },
 
     async appendTurn(keyId, hash, append) {
-      const ref = { keyId, hash };
       let after: SessionHead | undefined;
       await runAtomically(on, lockQuery.bind({ keyId, hash, now: append.now }), ([locked]) => {
         if (!locked) throw new Error('the session row was not returned by its upsert');
@@ -220,7 +201,6 @@ export function createSessionsRepository(
           now: append.now,
           activeSince: append.activeSince,
         });
-        const legacy = current.sealedWindow === null && current.turnCount > 0;
         after = {
           turnCount: current.turnCount + 1,
           lastActiveAt: append.now,
@@ -229,11 +209,7 @@ export function createSessionsRepository(
             ? append.now
             : current.createdAt,
         };
-        return [
-          write,
-          ...(legacy ? [dropLegacyQuery.bind(ref)] : []),
-          ...UnitOfWork.gather(append.with),
-        ];
+        return [write, ...UnitOfWork.gather(append.with)];
       });
       if (after === undefined) throw new Error('the session row was not written');
       return after;
@@ -251,24 +227,6 @@ export function createSessionsRepository(
               ...ref,
             });
       return Number(result.numAffectedRows ?? 0) === 1;
-    },
-
-    async legacyTurns(keyId, hash, limit) {
-      if (limit <= 0) return [];
-      const rows = await db
-        .selectFrom('turns')
-        .select(['seq', 'language', 'created_at', 'sealed'])
-        .where('key_id', '=', keyId)
-        .where('session_hash', '=', hash)
-        .orderBy('seq', 'desc')
-        .limit(limit)
-        .execute();
-      return rows.reverse().map((r) => ({
-        seq: Number(r.seq),
-        language: r.language,
-        createdAt: Number(r.created_at),
-        sealed: r.sealed,
-      }));
     },
 
     async delete(keyId, sessionHash, activeSince) {
