@@ -27,11 +27,11 @@ import { sessionRoutes } from './routes/api/session-routes.js';
 import { usageRoutes } from './routes/api/usage-routes.js';
 import { DEFAULT_PING_MS } from './routes/event-stream.js';
 import { MCP_ROUTE, mcpRoutes } from './routes/mcp/mcp-routes.js';
-import { completeOpenApi } from './routes/openapi-responses.js';
 import { docsRoutes } from './routes/ops/docs-routes.js';
 import { createMetrics, type Metrics } from './routes/ops/metrics.js';
 import { opsRoutes } from './routes/ops/ops-routes.js';
 import { rootRoute } from './routes/ops/root-route.js';
+import { completeResponses } from './routes/responses.js';
 import { errorBodySchema } from './routes/schemas.js';
 import { COMPLETIONS_ROUTE, v1Routes } from './routes/v1/v1-routes.js';
 import type { AppDeps } from './services.js';
@@ -276,9 +276,9 @@ function openApiOptions(config: Config) {
         },
       },
     },
-    // Descriptions, error codes and examples, headers and parameter patterns (see the module).
+    // X-Request-Id and a description on every response (the routes declare the rest).
     transformObject: (document: object) =>
-      completeOpenApi(
+      completeResponses(
         (document as { openapiObject: Record<string, unknown> }).openapiObject,
       ) as never,
     refResolver: {

@@ -18,6 +18,7 @@ import { type AuthenticatedKey, authenticate, authenticateBeforeBody } from '../
 import { clientSignal } from '../client-signal.js';
 import { refuse } from '../refusals.js';
 import { judgeContentTypeLater } from '../request-body.js';
+import { RATE_LIMIT_HEADERS, withHeaders } from '../responses.js';
 import { bearerSecurity } from '../schemas.js';
 import {
   createTurnStream,
@@ -40,7 +41,7 @@ import {
   completionRequestSchema,
   modelListSchema,
   modelSchema,
-  openAiErrorRef,
+  openAiErrorResponses,
   openAiErrorSchema,
 } from './v1-schemas.js';
 
@@ -50,6 +51,35 @@ export interface V1RouteDeps extends AppDeps {
   readonly takeTurn: TakeTurn;
   readonly pingMs: number;
 }
+
+/**
+ * A refused body is 400 with the soft code (and `param`), a model plauder does not offer
+ * 404, an inactive plan 403 (these three with the RateLimit headers, as refusals of a turn
+ * after the key); the rest as on /api/chat.
+ */
+const COMPLETION_ERRORS = openAiErrorResponses(
+  [
+    'body_invalid',
+    'message_missing',
+    'message_invalid',
+    'message_too_long',
+    'session_id_invalid',
+    'idempotency_key_invalid',
+    'invalid_api_key',
+    'plan_inactive',
+    MODEL_NOT_FOUND,
+    'idempotency_key_in_flight',
+    'payload_too_large',
+    'idempotency_key_reused',
+    'quota_exceeded',
+    'rate_limited',
+    'too_many_concurrent',
+    'internal_error',
+    'core_unavailable',
+    'core_timeout',
+  ],
+  { 403: RATE_LIMIT_HEADERS, 404: RATE_LIMIT_HEADERS },
+);
 
 /** When the models were first offered: OpenAI lists a model's creation time. */
 const MODELS_CREATED = 1_767_225_600;
@@ -76,7 +106,7 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
         tags: ['openai'],
         security: bearerSecurity,
         // A GET has no body to refuse and no model to miss: only the key can fail.
-        response: { 200: modelListSchema, 401: openAiErrorRef },
+        response: { 200: modelListSchema, ...openAiErrorResponses(['invalid_api_key']) },
       },
     },
     async (request) => {
@@ -93,7 +123,10 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
         tags: ['openai'],
         security: bearerSecurity,
         params: { type: 'object', properties: { model: { type: 'string' } } },
-        response: { 200: modelSchema, 401: openAiErrorRef, 404: openAiErrorRef },
+        response: {
+          200: modelSchema,
+          ...openAiErrorResponses(['invalid_api_key', MODEL_NOT_FOUND]),
+        },
       },
     },
     async (request, reply) => {
@@ -118,16 +151,8 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
         headers: completionHeaders,
         body: completionRequestSchema,
         response: {
-          200: completionAnswerSchema,
-          400: openAiErrorRef,
-          401: openAiErrorRef,
-          403: openAiErrorRef,
-          404: openAiErrorRef,
-          409: openAiErrorRef,
-          413: openAiErrorRef,
-          422: openAiErrorRef,
-          429: openAiErrorRef,
-          500: openAiErrorRef,
+          200: withHeaders(completionAnswerSchema, [...RATE_LIMIT_HEADERS, 'Idempotent-Replayed']),
+          ...COMPLETION_ERRORS,
         },
       },
       // The schemas document the body; the use case judges it, in the contract's order.

@@ -24,20 +24,51 @@ import { clientSignal } from '../../client-signal.js';
 import { acceptsEventStream } from '../../event-stream.js';
 import { refuse } from '../../refusals.js';
 import { judgeContentTypeLater, parseChatFields, parseJsonObject } from '../../request-body.js';
+import { errorResponses } from '../../responses.js';
 import {
   bearerSecurity,
   chatAnswerSchema,
   chatRequestSchema,
-  errorRef,
   idempotencyKeyHeader,
 } from '../../schemas.js';
 import { createTurnStream, replayStream, type StreamDoor } from '../../turn-stream.js';
 import { SOFT_REPLIES } from './soft-replies.js';
 
-const ENDPOINTS: ReadonlyArray<{ url: string; language: Language; summary: string }> = [
-  { url: '/api/chat', language: 'de', summary: 'Chat in German' },
-  { url: '/api/chat-en', language: 'en', summary: 'Chat in English' },
+const ENDPOINTS: ReadonlyArray<{
+  url: string;
+  language: Language;
+  summary: string;
+  /** A reply, for the OpenAPI document. */
+  example: string;
+}> = [
+  {
+    url: '/api/chat',
+    language: 'de',
+    summary: 'Chat in German',
+    example: 'Hallo! Wie kann ich helfen?',
+  },
+  {
+    url: '/api/chat-en',
+    language: 'en',
+    summary: 'Chat in English',
+    example: 'Hello! How can I help?',
+  },
 ];
+
+/** The refusals of a turn before the core, and the core's failures (docs/contract.md). */
+const CHAT_ERRORS = errorResponses([
+  'idempotency_key_invalid',
+  'invalid_api_key',
+  'idempotency_key_in_flight',
+  'payload_too_large',
+  'idempotency_key_reused',
+  'quota_exceeded',
+  'rate_limited',
+  'too_many_concurrent',
+  'internal_error',
+  'core_unavailable',
+  'core_timeout',
+]);
 
 export interface ChatRouteDeps extends AppDeps {
   readonly takeTurn: TakeTurn;
@@ -57,14 +88,11 @@ export async function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): Pro
           headers: idempotencyKeyHeader,
           body: chatRequestSchema,
           response: {
-            200: chatAnswerSchema,
-            400: errorRef,
-            401: errorRef,
-            409: errorRef,
-            413: errorRef,
-            422: errorRef,
-            429: errorRef,
-            500: errorRef,
+            200: chatAnswerSchema(
+              endpoint.example,
+              SOFT_REPLIES.message_missing[endpoint.language],
+            ),
+            ...CHAT_ERRORS,
           },
         },
         // The schemas document the request; the use case judges it, in the contract's order.
