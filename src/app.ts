@@ -4,7 +4,7 @@
  * listens: `server.ts` does that, tests and benchmarks listen on a loopback port.
  */
 import { randomUUID } from 'node:crypto';
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -277,10 +277,10 @@ function openApiOptions(config: Config) {
       },
     },
     // X-Request-Id and a description on every response (the routes declare the rest).
-    transformObject: (document: object) =>
-      completeResponses(
-        (document as { openapiObject: Record<string, unknown> }).openapiObject,
-      ) as never,
+    transformObject: ((document) =>
+      'openapiObject' in document
+        ? completeResponses(document.openapiObject)
+        : document.swaggerObject) satisfies SwaggerTransformObject,
     refResolver: {
       buildLocalReference: (json: { $id?: unknown }, _base: unknown, _frag: unknown, i: number) =>
         String(json.$id ?? `def-${i}`),

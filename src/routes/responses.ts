@@ -139,8 +139,8 @@ const isJson = (value: unknown): value is Json => typeof value === 'object' && v
  * Gives every response of the generated document `X-Request-Id` (every answer carries it)
  * and a description (the status's reason where the route's schema has none).
  */
-export function completeResponses(document: Json): Json {
-  for (const operations of Object.values(isJson(document.paths) ? document.paths : {})) {
+export function completeResponses<Document extends { paths?: object }>(document: Document) {
+  for (const operations of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(isJson(operations) ? operations : {})) {
       const responses = isJson(operation) && isJson(operation.responses) ? operation.responses : {};
       for (const [status, response] of Object.entries(responses)) {

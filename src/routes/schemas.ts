@@ -3,7 +3,7 @@
  * JSON schemas shared by routes. They validate, serialise responses (fast-json-stringify)
  * and generate `/openapi.json`, so the document and the behaviour cannot drift apart.
  */
-import { ERROR_CODES, ERROR_MESSAGES, statusOf } from '../errors/error-codes.js';
+import { ERROR_CODES, ERROR_MESSAGES, SOFT_ERROR_CODES } from '../errors/error-codes.js';
 import { SESSION_ID_PATTERN } from '../sessions/session-service.js';
 import { RATE_LIMIT_HEADERS, withHeaders } from './responses.js';
 
@@ -54,7 +54,7 @@ const chatResponseSchema = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: { type: 'string', enum: ERROR_CODES.filter((code) => statusOf(code) === 200) },
+        code: { type: 'string', enum: SOFT_ERROR_CODES },
         message: { type: 'string' },
       },
     },

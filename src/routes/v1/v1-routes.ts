@@ -10,13 +10,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TakeTurn, TurnDecision } from '../../chat/take-turn.js';
 import { ApiError } from '../../errors/api-error.js';
-import { ERROR_MESSAGES, type ErrorCode } from '../../errors/error-codes.js';
+import { ERROR_MESSAGES, type ErrorCode, SOFT_ERROR_CODES } from '../../errors/error-codes.js';
 import { safeError } from '../../errors/safe-error.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
 import { type AuthenticatedKey, authenticate, authenticateBeforeBody } from '../authenticate.js';
 import { clientSignal } from '../client-signal.js';
-import { refuse } from '../refusals.js';
+import { REFUSAL_CODES, refuse } from '../refusals.js';
 import { judgeContentTypeLater } from '../request-body.js';
 import { RATE_LIMIT_HEADERS, withHeaders } from '../responses.js';
 import { bearerSecurity } from '../schemas.js';
@@ -53,31 +53,12 @@ export interface V1RouteDeps extends AppDeps {
 }
 
 /**
- * A refused body is 400 with the soft code (and `param`), a model plauder does not offer
- * 404, an inactive plan 403 (these three with the RateLimit headers, as refusals of a turn
- * after the key); the rest as on /api/chat.
+ * As on /api/chat, and the soft errors as OpenAI's: a refused body is 400 (with `param`),
+ * an inactive plan 403 and a model plauder does not offer 404, both with the RateLimit
+ * headers (refusals of the turn after the key).
  */
 const COMPLETION_ERRORS = openAiErrorResponses(
-  [
-    'body_invalid',
-    'message_missing',
-    'message_invalid',
-    'message_too_long',
-    'session_id_invalid',
-    'idempotency_key_invalid',
-    'invalid_api_key',
-    'plan_inactive',
-    MODEL_NOT_FOUND,
-    'idempotency_key_in_flight',
-    'payload_too_large',
-    'idempotency_key_reused',
-    'quota_exceeded',
-    'rate_limited',
-    'too_many_concurrent',
-    'internal_error',
-    'core_unavailable',
-    'core_timeout',
-  ],
+  [...SOFT_ERROR_CODES, MODEL_NOT_FOUND, 'invalid_api_key', 'payload_too_large', ...REFUSAL_CODES],
   { 403: RATE_LIMIT_HEADERS, 404: RATE_LIMIT_HEADERS },
 );
 

@@ -22,7 +22,7 @@ import type { AppDeps } from '../../../services.js';
 import { authenticate } from '../../authenticate.js';
 import { clientSignal } from '../../client-signal.js';
 import { acceptsEventStream } from '../../event-stream.js';
-import { refuse } from '../../refusals.js';
+import { REFUSAL_CODES, refuse } from '../../refusals.js';
 import { judgeContentTypeLater, parseChatFields, parseJsonObject } from '../../request-body.js';
 import { errorResponses } from '../../responses.js';
 import {
@@ -34,41 +34,18 @@ import {
 import { createTurnStream, replayStream, type StreamDoor } from '../../turn-stream.js';
 import { SOFT_REPLIES } from './soft-replies.js';
 
-const ENDPOINTS: ReadonlyArray<{
-  url: string;
-  language: Language;
-  summary: string;
-  /** A reply, for the OpenAPI document. */
-  example: string;
-}> = [
-  {
-    url: '/api/chat',
-    language: 'de',
-    summary: 'Chat in German',
-    example: 'Hallo! Wie kann ich helfen?',
-  },
-  {
-    url: '/api/chat-en',
-    language: 'en',
-    summary: 'Chat in English',
-    example: 'Hello! How can I help?',
-  },
+const ENDPOINTS: ReadonlyArray<{ url: string; language: Language; summary: string }> = [
+  { url: '/api/chat', language: 'de', summary: 'Chat in German' },
+  { url: '/api/chat-en', language: 'en', summary: 'Chat in English' },
 ];
 
-/** The refusals of a turn before the core, and the core's failures (docs/contract.md). */
-const CHAT_ERRORS = errorResponses([
-  'idempotency_key_invalid',
-  'invalid_api_key',
-  'idempotency_key_in_flight',
-  'payload_too_large',
-  'idempotency_key_reused',
-  'quota_exceeded',
-  'rate_limited',
-  'too_many_concurrent',
-  'internal_error',
-  'core_unavailable',
-  'core_timeout',
-]);
+/** A reply in each language, for the OpenAPI document. */
+const EXAMPLE_REPLIES: Readonly<Record<Language, string>> = {
+  de: 'Hallo! Wie kann ich helfen?',
+  en: 'Hello! How can I help?',
+};
+
+const CHAT_ERRORS = errorResponses(['invalid_api_key', 'payload_too_large', ...REFUSAL_CODES]);
 
 export interface ChatRouteDeps extends AppDeps {
   readonly takeTurn: TakeTurn;
@@ -78,6 +55,7 @@ export interface ChatRouteDeps extends AppDeps {
 
 export async function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): Promise<void> {
   for (const endpoint of ENDPOINTS) {
+    const { language } = endpoint;
     app.post(
       endpoint.url,
       {
@@ -89,8 +67,8 @@ export async function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): Pro
           body: chatRequestSchema,
           response: {
             200: chatAnswerSchema(
-              endpoint.example,
-              SOFT_REPLIES.message_missing[endpoint.language],
+              EXAMPLE_REPLIES[language],
+              SOFT_REPLIES.message_missing[language],
             ),
             ...CHAT_ERRORS,
           },
