@@ -4,7 +4,7 @@
  * listens: `server.ts` does that, tests and benchmarks listen on a loopback port.
  */
 import { randomUUID } from 'node:crypto';
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -27,11 +27,11 @@ import { sessionRoutes } from './routes/api/session-routes.js';
 import { usageRoutes } from './routes/api/usage-routes.js';
 import { DEFAULT_PING_MS } from './routes/event-stream.js';
 import { MCP_ROUTE, mcpRoutes } from './routes/mcp/mcp-routes.js';
-import { completeOpenApi } from './routes/openapi-responses.js';
 import { docsRoutes } from './routes/ops/docs-routes.js';
 import { createMetrics, type Metrics } from './routes/ops/metrics.js';
 import { opsRoutes } from './routes/ops/ops-routes.js';
 import { rootRoute } from './routes/ops/root-route.js';
+import { completeResponses } from './routes/responses.js';
 import { errorBodySchema } from './routes/schemas.js';
 import { COMPLETIONS_ROUTE, v1Routes } from './routes/v1/v1-routes.js';
 import type { AppDeps } from './services.js';
@@ -276,11 +276,11 @@ function openApiOptions(config: Config) {
         },
       },
     },
-    // Descriptions, error codes and examples, headers and parameter patterns (see the module).
-    transformObject: (document: object) =>
-      completeOpenApi(
-        (document as { openapiObject: Record<string, unknown> }).openapiObject,
-      ) as never,
+    // X-Request-Id and a description on every response (the routes declare the rest).
+    transformObject: ((document) =>
+      'openapiObject' in document
+        ? completeResponses(document.openapiObject)
+        : document.swaggerObject) satisfies SwaggerTransformObject,
     refResolver: {
       buildLocalReference: (json: { $id?: unknown }, _base: unknown, _frag: unknown, i: number) =>
         String(json.$id ?? `def-${i}`),

@@ -100,6 +100,11 @@ export function statusOf(code: ErrorCode): number {
   }
 }
 
+/** The codes of soft errors: answered 200 with a friendly `reply` (a front door may map them). */
+export const SOFT_ERROR_CODES = ERROR_CODES.filter(
+  (code): code is SoftErrorCode => statusOf(code) === 200,
+);
+
 /** English, for developers reading `error.message`; never contains request data. */
 export const ERROR_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   invalid_api_key: 'The API key is missing, malformed, unknown or no longer valid.',

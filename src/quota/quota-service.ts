@@ -227,8 +227,9 @@ export function createQuotaService(
     },
     async daysOfMonth(keyId, nowMs) {
       const days = daysOfMonthUpTo(windows.dayAt(nowMs).day);
-      const first = days[0] as string;
-      const last = days.at(-1) as string;
+      const first = days[0];
+      const last = days.at(-1);
+      if (first === undefined || last === undefined) return [];
       const used = new Map(
         (await usage.days(keyId, first, last)).map((row) => [row.day, row.used]),
       );

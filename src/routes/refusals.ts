@@ -12,6 +12,23 @@ import { type QuotaState, rateLimitHeaders, retryAfterSeconds } from '../quota/q
 /** The decisions that are neither a reply nor a soft error. */
 export type Refusal = Exclude<TurnDecision, { kind: 'reply' | 'soft_error' }>;
 
+type RefusalCode =
+  | Exclude<Refusal, { kind: 'failed' | 'client_closed' | 'client_closed_after_delivery' }>['kind']
+  | Extract<Refusal, { kind: 'failed' }>['code'];
+
+/** The codes `refuse` answers with, declared by every door that takes a turn. */
+export const REFUSAL_CODES: readonly RefusalCode[] = [
+  'idempotency_key_invalid',
+  'idempotency_key_in_flight',
+  'idempotency_key_reused',
+  'quota_exceeded',
+  'rate_limited',
+  'too_many_concurrent',
+  'internal_error',
+  'core_unavailable',
+  'core_timeout',
+];
+
 export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
   switch (decision.kind) {
     case 'quota_exceeded':

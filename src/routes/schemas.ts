@@ -3,7 +3,9 @@
  * JSON schemas shared by routes. They validate, serialise responses (fast-json-stringify)
  * and generate `/openapi.json`, so the document and the behaviour cannot drift apart.
  */
-import { ERROR_CODES } from '../errors/error-codes.js';
+import { ERROR_CODES, ERROR_MESSAGES, SOFT_ERROR_CODES } from '../errors/error-codes.js';
+import { SESSION_ID_PATTERN } from '../sessions/session-service.js';
+import { RATE_LIMIT_HEADERS, withHeaders } from './responses.js';
 
 export const errorBodySchema = {
   $id: 'ErrorBody',
@@ -22,8 +24,6 @@ export const errorBodySchema = {
   },
 } as const;
 
-export const errorRef = { $ref: 'ErrorBody#' } as const;
-
 export const chatRequestSchema = {
   type: 'object',
   required: ['message'],
@@ -31,7 +31,7 @@ export const chatRequestSchema = {
     message: { type: 'string', minLength: 1, description: 'The user input text.' },
     sessionId: {
       type: 'string',
-      pattern: '^[A-Za-z0-9._:@-]{1,128}$',
+      pattern: SESSION_ID_PATTERN.source,
       description:
         'Enables memory; requests with the same value (under the same key) form one conversation.',
     },
@@ -53,7 +53,10 @@ const chatResponseSchema = {
     error: {
       type: 'object',
       required: ['code', 'message'],
-      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      properties: {
+        code: { type: 'string', enum: SOFT_ERROR_CODES },
+        message: { type: 'string' },
+      },
     },
   },
 } as const;
@@ -75,14 +78,25 @@ const chatEventStreamSchema = {
     'event: done\ndata: {"reply":"Hallo! Wie kann ich helfen?"}\n\n',
 } as const;
 
-/** A chat answer: JSON, or the event stream when one was asked for. */
-export const chatAnswerSchema = {
-  description: 'A reply or soft error as JSON, or the reply as an event stream.',
-  content: {
-    'application/json': { schema: chatResponseSchema },
-    'text/event-stream': { schema: chatEventStreamSchema },
-  },
-} as const;
+/** A chat answer: JSON, or the event stream when one was asked for; examples in its language. */
+export function chatAnswerSchema(reply: string, softReply: string) {
+  const softError = { code: 'message_missing', message: ERROR_MESSAGES.message_missing };
+  const examples = {
+    reply: { summary: 'a reply (counted)', value: { reply } },
+    message_missing: {
+      summary: 'a soft error (not counted)',
+      value: { reply: softReply, error: softError },
+    },
+  };
+  const answer = {
+    description: 'A reply or soft error as JSON, or the reply as an event stream.',
+    content: {
+      'application/json': { schema: chatResponseSchema, examples },
+      'text/event-stream': { schema: chatEventStreamSchema },
+    },
+  };
+  return withHeaders(answer, [...RATE_LIMIT_HEADERS, 'Idempotent-Replayed']);
+}
 
 export const bearerSecurity = [{ bearerKey: [] }];
 
@@ -113,7 +127,7 @@ export const idempotencyKeyHeader = {
 export const sessionIdParams = {
   type: 'object',
   required: ['sessionId'],
-  properties: { sessionId: { type: 'string' } },
+  properties: { sessionId: { type: 'string', pattern: SESSION_ID_PATTERN.source } },
 } as const;
 
 export const sessionSchema = {
@@ -135,6 +149,19 @@ export const sessionSchema = {
       },
     },
   },
+  examples: [
+    {
+      sessionId: 'demo-1',
+      turns: [
+        {
+          message: 'Hallo',
+          reply: 'Hallo! Wie kann ich helfen?',
+          language: 'de',
+          createdAt: '2026-11-23T10:00:00.000Z',
+        },
+      ],
+    },
+  ],
 } as const;
 
 export const usageSchema = {
@@ -160,4 +187,14 @@ export const usageSchema = {
       },
     },
   },
+  examples: [
+    {
+      plan: 'standard',
+      active: true,
+      limit: 1000,
+      used: 12,
+      remaining: 988,
+      resetsAt: '2026-12-01T00:00:00.000Z',
+    },
+  ],
 } as const;

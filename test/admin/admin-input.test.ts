@@ -3,6 +3,7 @@
  * what was wrong, and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectDeclaredAnswers } from '../helpers/declared-answers.js';
 import { chat, type HttpResult, http, type TestServer } from '../helpers/test-server.js';
 import { ADMIN_TOKEN, admin, startAdminServer } from './admin-client.js';
 
@@ -231,3 +232,5 @@ describe('unknown admin routes and methods', () => {
     await expectNothingChanged();
   });
 });
+
+it('answers only errors that its routes declare', () => expectDeclaredAnswers(server));

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectDeclaredAnswers } from '../helpers/declared-answers.js';
 import { type HttpResult, http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const ENDPOINTS = [
@@ -310,3 +311,5 @@ describe('outside the chat endpoints', () => {
     expect(res.status).toBe(405);
   });
 });
+
+it('answers only errors that its routes declare', () => expectDeclaredAnswers(server));

@@ -12,6 +12,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CoreAdapter, CoreError } from '../../src/core/core-adapter.js';
 import type { CancelSignal } from '../../src/util/cancellation.js';
+import { expectDeclaredAnswers } from '../helpers/declared-answers.js';
 import { http, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { callTool, connectMcp, textOf } from './mcp-client.js';
 
@@ -339,3 +340,5 @@ describe('logs and metrics of /mcp', () => {
     expect(metrics).toContain('route="/mcp",method="POST",status="200"');
   });
 });
+
+it('answers only errors that its routes declare', () => expectDeclaredAnswers(server));

@@ -5,8 +5,9 @@
  * in OpenAI's error shape under /v1), and every documented status of every route really
  * occurs: each one is driven here against a real server, and its answer must match the
  * documented schema, codes and headers; a documented event stream is driven too, and its
- * events must follow the documented example. A wrong method on a known path is 405 with
- * `Allow`; `GET /` points to /docs and /admin/.
+ * events must follow the documented example. Every error the servers answered here is one
+ * its route declares. A wrong method on a known path is 405 with `Allow`; `GET /` points to
+ * /docs and /admin/.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -20,6 +21,7 @@ import {
   type OpenAiErrorCode,
   openAiStatus,
 } from '../../src/routes/v1/completion-answer.js';
+import { undeclaredAnswers } from '../helpers/declared-answers.js';
 import { createGatedCore, type GatedCore } from '../helpers/gated-core.js';
 import { type HttpResult, http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -253,6 +255,13 @@ const admin = (path: string, init: Parameters<typeof http>[1] = {}) =>
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...init.headers },
   });
 const MCP_ACCEPT = { accept: 'application/json, text/event-stream' };
+/** An admin body past the body limit (PLAUDER_BODY_LIMIT, 64 KiB). */
+const tooLarge = (path: string, method = 'POST') =>
+  admin(path, {
+    method,
+    raw: JSON.stringify({ name: 'a'.repeat(70_000) }),
+    headers: { 'content-type': 'application/json' },
+  });
 
 async function drivers(): Promise<Record<string, Driver>> {
   const { key } = await server.createKey();
@@ -466,6 +475,7 @@ async function drivers(): Promise<Record<string, Driver>> {
       201: () => admin('/admin/v1/keys', { body: { name: 'Doc', plan: 'standard' } }),
       400: () => admin('/admin/v1/keys', { body: { name: 'Doc', plan: 'gold' } }),
       401: () => http(`${server.url}/admin/v1/keys`, { body: { name: 'Doc', plan: 'standard' } }),
+      413: () => tooLarge('/admin/v1/keys'),
     },
     'get /admin/v1/keys/{id}': {
       200: () => admin(`/admin/v1/keys/${revokedId}`),
@@ -482,6 +492,7 @@ async function drivers(): Promise<Record<string, Driver>> {
       401: () => http(`${server.url}/admin/v1/keys/${revokedId}`, { method: 'PATCH', body: {} }),
       404: () => admin(`/admin/v1/keys/${unknownId}`, { method: 'PATCH', body: { name: 'x' } }),
       409: () => admin(`/admin/v1/keys/${revokedId}`, { method: 'PATCH', body: { name: 'x' } }),
+      413: () => tooLarge(`/admin/v1/keys/${revokedId}`, 'PATCH'),
     },
     'post /admin/v1/keys/{id}/rotate': {
       200: async () =>
@@ -493,6 +504,7 @@ async function drivers(): Promise<Record<string, Driver>> {
       401: () => http(`${server.url}/admin/v1/keys/${revokedId}/rotate`, { method: 'POST' }),
       404: () => admin(`/admin/v1/keys/${unknownId}/rotate`, { method: 'POST' }),
       409: () => admin(`/admin/v1/keys/${revokedId}/rotate`, { method: 'POST' }),
+      413: () => tooLarge(`/admin/v1/keys/${revokedId}/rotate`),
     },
     'post /admin/v1/keys/{id}/revoke': {
       200: async () =>
@@ -615,5 +627,29 @@ describe('pointers and methods', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     expect(document.info.version).toBe(pkg.version);
     expect(((await http(`${server.url}/`)).json as Json).version).toBe(pkg.version);
+  });
+});
+
+describe('declared answers', () => {
+  it('finds an error code or a status that a route does not declare', () => {
+    const line = (method: string, route: string, status: number, outcome: string) =>
+      JSON.stringify({ msg: 'request', method, route, status, outcome });
+    expect(
+      undeclaredAnswers(document, [
+        line('GET', '/api/sessions/:sessionId', 404, 'session_not_found'),
+        line('GET', '/api/sessions/:sessionId', 404, 'key_not_found'),
+        line('GET', '/api/usage', 429, 'quota_exceeded'),
+        line('POST', '/api/chat', 500, 'failed'),
+      ]),
+    ).toEqual([
+      'GET /api/sessions/{sessionId} 404: key_not_found not declared',
+      'GET /api/usage 429 (quota_exceeded): status not declared',
+    ]);
+  });
+
+  it('finds none in the answers the servers gave here', () => {
+    const logs = [...server.logs, ...broken.logs];
+    expect(logs.filter((line) => line.includes('"msg":"request"')).length).toBeGreaterThan(100);
+    expect(undeclaredAnswers(document, logs)).toEqual([]);
   });
 });

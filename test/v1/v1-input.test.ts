@@ -4,6 +4,7 @@
  * (where a key pasted into the wrong field would otherwise come back in the answer).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectDeclaredAnswers } from '../helpers/declared-answers.js';
 import { http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -45,3 +46,5 @@ describe('/v1 with the built-in core', () => {
     }
   });
 });
+
+it('answers only errors that its routes declare', () => expectDeclaredAnswers(server));

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { redactUrl } from '../../config/config.js';
 import type { EventStatus } from '../../events/events.js';
 import type { AppDeps } from '../../services.js';
-import { errorRef } from '../schemas.js';
+import { errorResponses } from '../responses.js';
 import { adminSecurity, eventListQuery, eventListSchema } from './admin-schemas.js';
 
 const DEFAULT_LIMIT = 50;
@@ -22,7 +22,10 @@ export async function adminEventRoutes(app: FastifyInstance, { services }: AppDe
         tags: ['admin events'],
         security: adminSecurity,
         querystring: eventListQuery,
-        response: { 200: eventListSchema, 400: errorRef, 401: errorRef },
+        response: {
+          200: eventListSchema,
+          ...errorResponses(['fields_invalid', 'admin_unauthorized']),
+        },
       },
     },
     async (request) => {

@@ -19,7 +19,7 @@ import {
 } from '../../operations/key-operations.js';
 import type { KeyView } from '../../operations/key-view.js';
 import type { AppDeps, Services } from '../../services.js';
-import { errorRef } from '../schemas.js';
+import { errorResponses } from '../responses.js';
 import {
   adminSecurity,
   createdKeySchema,
@@ -51,7 +51,9 @@ interface RotateBody {
 }
 
 const tags = ['admin keys'];
-const refused = { 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef };
+/** What every admin key route can refuse with: the token, an unknown key, a revoked key. */
+const REFUSED = ['admin_unauthorized', 'key_not_found', 'key_revoked'] as const;
+const BODY_REFUSED = ['json_invalid', 'fields_invalid', 'payload_too_large'] as const;
 
 export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
   const { plans } = services.config;
@@ -63,7 +65,7 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
         summary: "List keys with this month's usage",
         tags,
         security: adminSecurity,
-        response: { 200: keyListSchema, 401: errorRef },
+        response: { 200: keyListSchema, ...errorResponses(['admin_unauthorized']) },
       },
     },
     async () => ({ ...(await listKeys(services)), timeZone: services.config.quotaTimeZone }),
@@ -77,7 +79,15 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
         tags,
         security: adminSecurity,
         body: createKeyBody(plans),
-        response: { 201: createdKeySchema, 400: errorRef, 401: errorRef },
+        response: {
+          201: createdKeySchema,
+          ...errorResponses([
+            ...BODY_REFUSED,
+            'name_invalid',
+            'plan_unknown',
+            'admin_unauthorized',
+          ]),
+        },
       },
       preValidation: jsonBody(),
     },
@@ -98,7 +108,10 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
         tags,
         security: adminSecurity,
         params: keyIdParams,
-        response: { 200: keyViewSchema, 401: errorRef, 404: errorRef },
+        response: {
+          200: keyViewSchema,
+          ...errorResponses(['admin_unauthorized', 'key_not_found']),
+        },
       },
     },
     async (request) => viewOf(services, request.params.id),
@@ -113,7 +126,10 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
         security: adminSecurity,
         params: keyIdParams,
         body: updateKeyBody(plans),
-        response: { 200: keyViewSchema, ...refused },
+        response: {
+          200: keyViewSchema,
+          ...errorResponses([...BODY_REFUSED, 'name_invalid', 'plan_unknown', ...REFUSED]),
+        },
       },
       preValidation: jsonBody(),
     },
@@ -136,7 +152,10 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
         security: adminSecurity,
         params: keyIdParams,
         body: rotateKeyBody,
-        response: { 200: rotatedKeySchema, ...refused },
+        response: {
+          200: rotatedKeySchema,
+          ...errorResponses([...BODY_REFUSED, 'grace_invalid', ...REFUSED]),
+        },
       },
       preValidation: jsonBody({ optional: true }),
     },
@@ -161,7 +180,7 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps
         security: adminSecurity,
         params: keyIdParams,
         // No body, and an id that is no key id is simply not found: never 400.
-        response: { 200: keyViewSchema, 401: errorRef, 404: errorRef, 409: errorRef },
+        response: { 200: keyViewSchema, ...errorResponses(REFUSED) },
       },
     },
     async (request) => {

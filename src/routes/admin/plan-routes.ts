@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listPlans } from '../../operations/plan-operations.js';
 import type { AppDeps } from '../../services.js';
-import { errorRef } from '../schemas.js';
+import { errorResponses } from '../responses.js';
 import { adminSecurity, planListSchema } from './admin-schemas.js';
 
 export async function adminPlanRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
@@ -17,7 +17,7 @@ export async function adminPlanRoutes(app: FastifyInstance, { services }: AppDep
         summary: 'The configured plans and their limits per month and per minute',
         tags: ['admin plans'],
         security: adminSecurity,
-        response: { 200: planListSchema, 401: errorRef },
+        response: { 200: planListSchema, ...errorResponses(['admin_unauthorized']) },
       },
     },
     async () => ({ plans }),

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
 import { keyUsageHistory, monthUsageReport } from '../../operations/usage-operations.js';
 import type { AppDeps } from '../../services.js';
-import { errorRef } from '../schemas.js';
+import { errorResponses } from '../responses.js';
 import {
   adminSecurity,
   keyHistorySchema,
@@ -27,7 +27,10 @@ export async function adminUsageRoutes(app: FastifyInstance, { services }: AppDe
         tags,
         security: adminSecurity,
         querystring: monthQuery,
-        response: { 200: monthUsageReportSchema, 400: errorRef, 401: errorRef },
+        response: {
+          200: monthUsageReportSchema,
+          ...errorResponses(['month_invalid', 'admin_unauthorized']),
+        },
       },
     },
     async (request) => monthUsageReport(services, request.query.month),
@@ -41,7 +44,10 @@ export async function adminUsageRoutes(app: FastifyInstance, { services }: AppDe
         tags,
         security: adminSecurity,
         params: keyIdParams,
-        response: { 200: keyHistorySchema, 401: errorRef, 404: errorRef },
+        response: {
+          200: keyHistorySchema,
+          ...errorResponses(['admin_unauthorized', 'key_not_found']),
+        },
       },
     },
     async (request) => {

@@ -8,11 +8,14 @@ import { ApiError } from '../../errors/api-error.js';
 import type { AppDeps } from '../../services.js';
 import { SESSION_ID_PATTERN } from '../../sessions/session-service.js';
 import { authenticate } from '../authenticate.js';
-import { bearerSecurity, errorRef, sessionIdParams, sessionSchema } from '../schemas.js';
+import { errorResponses } from '../responses.js';
+import { bearerSecurity, sessionIdParams, sessionSchema } from '../schemas.js';
 
 interface SessionParams {
   sessionId: string;
 }
+
+const SESSION_ERRORS = errorResponses(['invalid_api_key', 'session_not_found']);
 
 export async function sessionRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
   app.get<{ Params: SessionParams }>(
@@ -23,8 +26,10 @@ export async function sessionRoutes(app: FastifyInstance, { services }: AppDeps)
         tags: ['sessions'],
         security: bearerSecurity,
         params: sessionIdParams,
-        response: { 200: sessionSchema, 401: errorRef, 404: errorRef },
+        response: { 200: sessionSchema, ...SESSION_ERRORS },
       },
+      // An id that does not match the documented pattern is no stored session: 404, not 400.
+      attachValidation: true,
     },
     async (request) => {
       const key = await authenticate(services, request);
@@ -45,8 +50,9 @@ export async function sessionRoutes(app: FastifyInstance, { services }: AppDeps)
         tags: ['sessions'],
         security: bearerSecurity,
         params: sessionIdParams,
-        response: { 204: { type: 'null', description: 'Deleted' }, 401: errorRef, 404: errorRef },
+        response: { 204: { type: 'null', description: 'Deleted' }, ...SESSION_ERRORS },
       },
+      attachValidation: true,
     },
     async (request, reply) => {
       const key = await authenticate(services, request);

@@ -7,7 +7,8 @@ import { keyUsage } from '../../quota/key-usage.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
 import { authenticate } from '../authenticate.js';
-import { bearerSecurity, errorRef, usageSchema } from '../schemas.js';
+import { errorResponses, RATE_LIMIT_HEADERS, withHeaders } from '../responses.js';
+import { bearerSecurity, usageSchema } from '../schemas.js';
 
 export async function usageRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
   app.get(
@@ -17,7 +18,10 @@ export async function usageRoutes(app: FastifyInstance, { services }: AppDeps): 
         summary: "This month's usage of the calling key",
         tags: ['usage'],
         security: bearerSecurity,
-        response: { 200: usageSchema, 401: errorRef },
+        response: {
+          200: withHeaders(usageSchema, RATE_LIMIT_HEADERS),
+          ...errorResponses(['invalid_api_key']),
+        },
       },
     },
     async (request, reply) => {

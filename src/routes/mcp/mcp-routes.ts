@@ -25,9 +25,10 @@ import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
 import { type AuthenticatedKey, authenticateBeforeBody } from '../authenticate.js';
 import { clientSignal } from '../client-signal.js';
-import { bearerSecurity, errorRef } from '../schemas.js';
+import { errorResponses } from '../responses.js';
+import { bearerSecurity } from '../schemas.js';
 import { checkMcpInput, type JsonRpcError } from './mcp-input.js';
-import { mcpIdempotencyKeyHeader, mcpMessageSchema, mcpResponseSchema } from './mcp-schemas.js';
+import { mcpAnswers, mcpIdempotencyKeyHeader, mcpMessageSchema } from './mcp-schemas.js';
 import type { McpServerDeps } from './mcp-server.js';
 import { toolDefinitions } from './mcp-tools.js';
 
@@ -65,14 +66,9 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Promi
         headers: mcpIdempotencyKeyHeader,
         body: mcpMessageSchema,
         response: {
-          200: mcpResponseSchema,
+          ...mcpAnswers,
           202: { type: 'null', description: 'Notifications or responses only: accepted.' },
-          400: mcpResponseSchema,
-          401: errorRef,
-          406: mcpResponseSchema,
-          413: errorRef,
-          415: mcpResponseSchema,
-          500: errorRef,
+          ...errorResponses(['invalid_api_key', 'payload_too_large', 'internal_error']),
         },
       },
       // The schemas document the messages; the MCP transport and the tools judge them.
@@ -90,7 +86,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Promi
         summary: `MCP ${method === 'GET' ? 'server-sent event stream' : 'session end'}: not offered (stateless)`,
         tags: ['mcp'],
         security: bearerSecurity,
-        response: { 401: errorRef, 405: errorRef },
+        response: errorResponses(['invalid_api_key', 'method_not_allowed']),
       },
       onRequest: authenticateFirst,
       handler: async () => {

@@ -29,7 +29,7 @@ export const mcpMessageSchema = {
   oneOf: [mcpMessage, { type: 'array', minItems: 1, items: mcpMessage }],
 } as const;
 
-export const mcpResponseSchema = {
+const mcpResponseSchema = {
   type: 'object',
   description:
     'A JSON-RPC 2.0 response: `result` (for `tools/call`: `{"content": [{"type": "text", ' +
@@ -51,6 +51,27 @@ export const mcpResponseSchema = {
     },
   },
 } as const;
+
+/** A JSON-RPC answer, with the example the document shows for its status. */
+const answer = (example: object) => ({ ...mcpResponseSchema, examples: [example] });
+
+const jsonRpcError = (code: number, message: string) =>
+  answer({ jsonrpc: '2.0', id: null, error: { code, message } });
+
+/** The JSON-RPC answers of `POST /mcp`: a result, or the transport's refusals of a message. */
+export const mcpAnswers = {
+  200: answer({
+    jsonrpc: '2.0',
+    id: 1,
+    result: { content: [{ type: 'text', text: 'Hello! How can I help?' }] },
+  }),
+  400: jsonRpcError(-32700, 'Parse error: Invalid JSON-RPC message'),
+  406: jsonRpcError(
+    -32000,
+    'Not Acceptable: Client must accept both application/json and text/event-stream',
+  ),
+  415: jsonRpcError(-32000, 'Unsupported Media Type: Content-Type must be application/json'),
+};
 
 /** The optional `Idempotency-Key` of the POST that carries a `tools/call` of `chat`. */
 export const mcpIdempotencyKeyHeader = {

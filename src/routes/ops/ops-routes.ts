@@ -59,7 +59,13 @@ type OpsDeps = AppDeps & { metrics: Metrics; coreSettings: CoreSettings };
 export async function opsRoutes(app: FastifyInstance, deps: OpsDeps): Promise<void> {
   app.get(
     '/healthz',
-    { schema: { summary: 'Liveness', tags: ['ops'], response: { 200: statusSchema } } },
+    {
+      schema: {
+        summary: 'Liveness',
+        tags: ['ops'],
+        response: { 200: { ...statusSchema, examples: [{ status: 'ok' }] } },
+      },
+    },
     async () => ({ status: 'ok' }),
   );
 
@@ -72,7 +78,10 @@ export async function opsRoutes(app: FastifyInstance, deps: OpsDeps): Promise<vo
         description:
           'The core is not asked to answer: an upstream hiccup must not take every instance out of the load balancer at once.',
         tags: ['ops'],
-        response: { 200: statusSchema, 503: notReadySchema },
+        response: {
+          200: { ...statusSchema, examples: [{ status: 'ready' }] },
+          503: notReadySchema,
+        },
       },
     },
     async (request, reply) => {

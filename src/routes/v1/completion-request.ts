@@ -258,7 +258,7 @@ function readSampling(body: Json): Sampling {
       const kind = integer ? 'an integer' : 'a number';
       throw refuse('body_invalid', name, `${name} must be ${kind} from ${min} to ${max}.`);
     }
-    return value as number;
+    return value;
   };
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
     throw refuse('body_invalid', 'stream', 'stream must be a boolean.');
@@ -294,8 +294,12 @@ function readSampling(body: Json): Sampling {
 function readStop(stop: unknown): readonly string[] | undefined {
   if (stop === undefined || stop === null) return undefined;
   if (typeof stop === 'string') return [stop];
-  if (Array.isArray(stop) && stop.length <= 4 && stop.every((s) => typeof s === 'string')) {
-    return stop.length === 0 ? undefined : (stop as string[]);
+  if (
+    Array.isArray(stop) &&
+    stop.length <= 4 &&
+    stop.every((s): s is string => typeof s === 'string')
+  ) {
+    return stop.length === 0 ? undefined : stop;
   }
   throw refuse('body_invalid', 'stop', 'stop must be a string or an array of up to 4 strings.');
 }

@@ -10,14 +10,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TakeTurn, TurnDecision } from '../../chat/take-turn.js';
 import { ApiError } from '../../errors/api-error.js';
-import { ERROR_MESSAGES, type ErrorCode } from '../../errors/error-codes.js';
+import { ERROR_MESSAGES, type ErrorCode, SOFT_ERROR_CODES } from '../../errors/error-codes.js';
 import { safeError } from '../../errors/safe-error.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
 import { type AuthenticatedKey, authenticate, authenticateBeforeBody } from '../authenticate.js';
 import { clientSignal } from '../client-signal.js';
-import { refuse } from '../refusals.js';
+import { REFUSAL_CODES, refuse } from '../refusals.js';
 import { judgeContentTypeLater } from '../request-body.js';
+import { RATE_LIMIT_HEADERS, withHeaders } from '../responses.js';
 import { bearerSecurity } from '../schemas.js';
 import {
   createTurnStream,
@@ -40,7 +41,7 @@ import {
   completionRequestSchema,
   modelListSchema,
   modelSchema,
-  openAiErrorRef,
+  openAiErrorResponses,
   openAiErrorSchema,
 } from './v1-schemas.js';
 
@@ -50,6 +51,16 @@ export interface V1RouteDeps extends AppDeps {
   readonly takeTurn: TakeTurn;
   readonly pingMs: number;
 }
+
+/**
+ * As on /api/chat, and the soft errors as OpenAI's: a refused body is 400 (with `param`),
+ * an inactive plan 403 and a model plauder does not offer 404, both with the RateLimit
+ * headers (refusals of the turn after the key).
+ */
+const COMPLETION_ERRORS = openAiErrorResponses(
+  [...SOFT_ERROR_CODES, MODEL_NOT_FOUND, 'invalid_api_key', 'payload_too_large', ...REFUSAL_CODES],
+  { 403: RATE_LIMIT_HEADERS, 404: RATE_LIMIT_HEADERS },
+);
 
 /** When the models were first offered: OpenAI lists a model's creation time. */
 const MODELS_CREATED = 1_767_225_600;
@@ -76,7 +87,7 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
         tags: ['openai'],
         security: bearerSecurity,
         // A GET has no body to refuse and no model to miss: only the key can fail.
-        response: { 200: modelListSchema, 401: openAiErrorRef },
+        response: { 200: modelListSchema, ...openAiErrorResponses(['invalid_api_key']) },
       },
     },
     async (request) => {
@@ -93,7 +104,10 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
         tags: ['openai'],
         security: bearerSecurity,
         params: { type: 'object', properties: { model: { type: 'string' } } },
-        response: { 200: modelSchema, 401: openAiErrorRef, 404: openAiErrorRef },
+        response: {
+          200: modelSchema,
+          ...openAiErrorResponses(['invalid_api_key', MODEL_NOT_FOUND]),
+        },
       },
     },
     async (request, reply) => {
@@ -118,16 +132,8 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
         headers: completionHeaders,
         body: completionRequestSchema,
         response: {
-          200: completionAnswerSchema,
-          400: openAiErrorRef,
-          401: openAiErrorRef,
-          403: openAiErrorRef,
-          404: openAiErrorRef,
-          409: openAiErrorRef,
-          413: openAiErrorRef,
-          422: openAiErrorRef,
-          429: openAiErrorRef,
-          500: openAiErrorRef,
+          200: withHeaders(completionAnswerSchema, [...RATE_LIMIT_HEADERS, 'Idempotent-Replayed']),
+          ...COMPLETION_ERRORS,
         },
       },
       // The schemas document the body; the use case judges it, in the contract's order.

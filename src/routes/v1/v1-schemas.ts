@@ -3,6 +3,14 @@
  * Schemas of the OpenAI-compatible routes: they document `/v1` in `/openapi.json` and
  * serialise its answers (so they must match OpenAI's shapes exactly, nulls included).
  */
+import { ERROR_MESSAGES, type ErrorCode } from '../../errors/error-codes.js';
+import { type ErrorShape, errorResponsesIn, type HeaderName } from '../responses.js';
+import {
+  MODEL_NOT_FOUND,
+  type OpenAiErrorCode,
+  openAiError,
+  openAiStatus,
+} from './completion-answer.js';
 
 export const openAiErrorSchema = {
   $id: 'OpenAiError',
@@ -23,7 +31,52 @@ export const openAiErrorSchema = {
   },
 } as const;
 
-export const openAiErrorRef = { $ref: 'OpenAiError#' } as const;
+type Example = readonly [param: string | null, message: string];
+
+const MODEL_EXAMPLE: Example = [
+  'model',
+  'The model `gpt-4o` does not exist. Use one of: plauder-de, plauder-en.',
+];
+
+/** What `/v1` says where a code's own message would not fit OpenAI's body (param named). */
+const OWN_EXAMPLES: Readonly<Partial<Record<ErrorCode, Example>>> = {
+  body_invalid: ['n', 'Only n=1 is supported: plauder makes one reply per turn.'],
+  message_missing: ['messages', 'The last message must be a user message.'],
+  message_invalid: [
+    'messages[0].role',
+    "'tool' messages are not supported: use system, developer, user or assistant.",
+  ],
+  message_too_long: [
+    'messages[0].content',
+    'The last user message is longer than 4000 characters.',
+  ],
+  session_id_invalid: [
+    'X-Session-Id',
+    'The X-Session-Id header must be 1-128 characters of A-Z a-z 0-9 . _ : @ -.',
+  ],
+};
+
+/** OpenAI's error shape, each code with the status `openAiStatus` gives it. */
+const OPENAI_ERRORS: ErrorShape<OpenAiErrorCode> = {
+  ref: 'OpenAiError#',
+  statusOf: (code) => openAiStatus(code).status,
+  example: (code) => {
+    const [param, message] =
+      code === MODEL_NOT_FOUND
+        ? MODEL_EXAMPLE
+        : (OWN_EXAMPLES[code] ?? [null, ERROR_MESSAGES[code]]);
+    return openAiError(code, openAiStatus(code).type, message, param);
+  },
+  note: " (OpenAI's error shape)",
+};
+
+/** The error answers of a `/v1` route; `extra` adds headers a status carries on this route. */
+export function openAiErrorResponses(
+  codes: readonly OpenAiErrorCode[],
+  extra: Readonly<Partial<Record<number, readonly HeaderName[]>>> = {},
+) {
+  return errorResponsesIn(OPENAI_ERRORS, codes, extra);
+}
 
 const toolCallSchema = {
   type: 'object',
@@ -194,12 +247,36 @@ function streamExample(): string {
 export const completionAnswerSchema = {
   description: 'A chat.completion, or chat.completion.chunk events when streamed.',
   content: {
-    'application/json': { schema: chatCompletionSchema },
+    'application/json': {
+      schema: chatCompletionSchema,
+      example: {
+        id: 'chatcmpl-3b183877208d48a7a2e17d1ef62b23b5',
+        object: 'chat.completion',
+        created: 1_795_000_000,
+        model: 'plauder-de',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'Hallo! Wie kann ich helfen?', refusal: null },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
+        usage: { prompt_tokens: 4, completion_tokens: 6, total_tokens: 10 },
+      },
+    },
     'text/event-stream': { schema: completionEventStreamSchema },
   },
 } as const;
 
-const modelSchema = {
+const modelExample = (id: string) => ({
+  id,
+  object: 'model',
+  created: 1_767_225_600,
+  owned_by: 'plauder',
+});
+
+export const modelSchema = {
   type: 'object',
   required: ['id', 'object', 'created', 'owned_by'],
   properties: {
@@ -208,6 +285,7 @@ const modelSchema = {
     created: { type: 'integer' },
     owned_by: { type: 'string' },
   },
+  examples: [modelExample('plauder-de')],
 } as const;
 
 export const modelListSchema = {
@@ -217,9 +295,8 @@ export const modelListSchema = {
     object: { type: 'string', const: 'list' },
     data: { type: 'array', items: modelSchema },
   },
+  examples: [{ object: 'list', data: [modelExample('plauder-de'), modelExample('plauder-en')] }],
 } as const;
-
-export { modelSchema };
 
 export const completionHeaders = {
   type: 'object',

@@ -22,13 +22,13 @@ import type { AppDeps } from '../../../services.js';
 import { authenticate } from '../../authenticate.js';
 import { clientSignal } from '../../client-signal.js';
 import { acceptsEventStream } from '../../event-stream.js';
-import { refuse } from '../../refusals.js';
+import { REFUSAL_CODES, refuse } from '../../refusals.js';
 import { judgeContentTypeLater, parseChatFields, parseJsonObject } from '../../request-body.js';
+import { errorResponses } from '../../responses.js';
 import {
   bearerSecurity,
   chatAnswerSchema,
   chatRequestSchema,
-  errorRef,
   idempotencyKeyHeader,
 } from '../../schemas.js';
 import { createTurnStream, replayStream, type StreamDoor } from '../../turn-stream.js';
@@ -39,6 +39,14 @@ const ENDPOINTS: ReadonlyArray<{ url: string; language: Language; summary: strin
   { url: '/api/chat-en', language: 'en', summary: 'Chat in English' },
 ];
 
+/** A reply in each language, for the OpenAPI document. */
+const EXAMPLE_REPLIES: Readonly<Record<Language, string>> = {
+  de: 'Hallo! Wie kann ich helfen?',
+  en: 'Hello! How can I help?',
+};
+
+const CHAT_ERRORS = errorResponses(['invalid_api_key', 'payload_too_large', ...REFUSAL_CODES]);
+
 export interface ChatRouteDeps extends AppDeps {
   readonly takeTurn: TakeTurn;
   /** How long a streamed reply may stay silent before a `: ping` comment. */
@@ -47,6 +55,7 @@ export interface ChatRouteDeps extends AppDeps {
 
 export async function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): Promise<void> {
   for (const endpoint of ENDPOINTS) {
+    const { language } = endpoint;
     app.post(
       endpoint.url,
       {
@@ -57,14 +66,11 @@ export async function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): Pro
           headers: idempotencyKeyHeader,
           body: chatRequestSchema,
           response: {
-            200: chatAnswerSchema,
-            400: errorRef,
-            401: errorRef,
-            409: errorRef,
-            413: errorRef,
-            422: errorRef,
-            429: errorRef,
-            500: errorRef,
+            200: chatAnswerSchema(
+              EXAMPLE_REPLIES[language],
+              SOFT_REPLIES.message_missing[language],
+            ),
+            ...CHAT_ERRORS,
           },
         },
         // The schemas document the request; the use case judges it, in the contract's order.
