@@ -16,8 +16,8 @@ import {
   createSessionsRepository,
   type SessionsRepository,
 } from '../../src/storage/repositories/sessions-repository.js';
-import { recordingCore } from '../helpers/recording-core.js';
 import { UnitOfWork } from '../../src/storage/unit-of-work.js';
+import { recordingCore } from '../helpers/recording-core.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { chat, http, startTestServer, type TestServer } from '../helpers/test-server.js';
 
