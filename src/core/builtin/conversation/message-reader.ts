@@ -166,7 +166,7 @@ function parseMessage(parts: ReaderParts, message: string, options: ReadOptions)
       : NO_COMMAS;
     const clauses: ParsedClause[] = [];
     for (const clause of splitClauses(talk.rest, commas)) {
-      const parsed = parts.interpreter.parse(clause);
+      const parsed = parts.interpreter.parse(clause, tone.upset);
       // Unknown words next to small talk ("cheers mate") are no question.
       const meaningful = clause.some((token) => !parts.index.ignored.has(token));
       if (parsed.known === 0 && (!meaningful || talk.kinds.length > 0 || tone.upset)) continue;
