@@ -186,13 +186,13 @@ function selfQuestion(words: readonly string[]): [number, number] | undefined {
         opener[0] === 'are' || opener[0] === 'r' || opener[0] === 'bist' || opener[0] === 'sind';
       let end = -1;
       for (let k = start; k < Math.min(words.length, start + NATURE_WINDOW); k++) {
-        const word = words[k] as string;
+        const word = words[k] ?? '';
         if (NATURE.has(word) || (direct && NATURE_OF_YOU.has(word))) end = k + 1;
       }
       if (end > 0) {
         // "... oder ein Programm?": the alternative belongs to the same question.
         for (let k = end; k < Math.min(words.length, end + 4); k++) {
-          const word = words[k] as string;
+          const word = words[k] ?? '';
           if (NATURE.has(word) || NATURE_OF_YOU.has(word)) end = k + 1;
         }
         return [at, end];
@@ -244,7 +244,7 @@ export function createSmallTalkDetector(nameTokens: readonly string[]): SmallTal
   const canonical = createCanonicalizer(vocabulary);
   const matchAt = (words: readonly string[], at: number): Phrase | undefined =>
     byFirst
-      .get(words[at] as string)
+      .get(words[at] ?? '')
       ?.find(
         (phrase) =>
           at + phrase.words.length <= words.length &&

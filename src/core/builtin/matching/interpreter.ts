@@ -332,8 +332,8 @@ export function createInterpreter(
     const particle = tokens.at(-1);
     if (particle === undefined || !SEPARABLE_PARTICLES.has(particle)) return tokens;
     for (let i = 0; i < tokens.length - 1; i++) {
-      const verb = tokens[i] as string;
-      if (index.ignored.has(verb) || verb.length < 3) continue;
+      const verb = tokens[i];
+      if (verb === undefined || index.ignored.has(verb) || verb.length < 3) continue;
       const joined = resolver.resolve(particle + verb);
       if (joined?.some((part) => part.concepts.length > 0 && part.certainty === 1)) {
         return [...tokens.slice(0, i), particle + verb, ...tokens.slice(i + 1, -1)];
@@ -354,7 +354,8 @@ export function createInterpreter(
     const tokens = joinParticle(clause);
     const english = looksEnglish(clause);
     for (let i = 0; i < tokens.length; i++) {
-      const token = tokens[i] as string;
+      const token = tokens[i];
+      if (token === undefined) break;
       const pair = joinedPair(token, tokens[i + 1]);
       if (pair !== undefined) i += 1;
       for (let part of pair === undefined ? (resolver.resolve(token) ?? []) : [pair]) {
