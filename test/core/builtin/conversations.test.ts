@@ -223,7 +223,7 @@ describe('development part of the new categories (tuned on)', () => {
 const HELD_OUT_FLOOR = 0.85;
 const HELD_OUT_CATEGORY_FLOOR = 0.7;
 
-describe('held-out conversations (never tuned on)', () => {
+describe('first held-out part (development since the second was written)', () => {
   it('passes the floor overall and in every category, over all three knowledge bases', async () => {
     const results = await playPart(
       'held-out part',
@@ -240,7 +240,7 @@ describe('held-out conversations (never tuned on)', () => {
  * one measures generalization. The floors are what the core reaches.
  */
 const HELD_OUT_2_FLOOR = 0.8;
-const HELD_OUT_2_CATEGORY_FLOOR = 0.5;
+const HELD_OUT_2_CATEGORY_FLOOR = 0.6;
 
 describe('second held-out part (never tuned on)', () => {
   it('passes the floor overall and in every category, over all three knowledge bases', async () => {
