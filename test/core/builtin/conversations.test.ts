@@ -8,10 +8,15 @@ import { HELPDESK_SUITE, SHOP_SUITE } from './suite/domain-suites.js';
 import {
   HELD_OUT_CATEGORIES,
   HELPDESK_HELD_OUT,
-  type HeldOutCategory,
   PLAUDER_HELD_OUT,
   SHOP_HELD_OUT,
 } from './suite/held-out.js';
+import {
+  HELD_OUT_2_CATEGORIES,
+  HELPDESK_HELD_OUT_2,
+  PLAUDER_HELD_OUT_2,
+  SHOP_HELD_OUT_2,
+} from './suite/held-out-2.js';
 import { PLAUDER_SUITE } from './suite/plauder-suite.js';
 import {
   type CategoryResult,
@@ -144,13 +149,14 @@ const helpdeskCore = createBuiltinCore({
 });
 
 /** Plays one part over the three knowledge bases; prints and returns the rates by category. */
-async function playPart(
+async function playPart<C extends string>(
   part: string,
   suites: readonly [
-    readonly PlayableConversation<HeldOutCategory>[],
-    readonly PlayableConversation<HeldOutCategory>[],
-    readonly PlayableConversation<HeldOutCategory>[],
+    readonly PlayableConversation<C>[],
+    readonly PlayableConversation<C>[],
+    readonly PlayableConversation<C>[],
   ],
+  categories: readonly C[],
 ): Promise<Map<string, CategoryResult>> {
   const cores = [
     ['the shipped knowledge base', core, suites[0]],
@@ -172,7 +178,7 @@ async function playPart(
     }
   }
   const ordered = new Map(
-    HELD_OUT_CATEGORIES.flatMap((category) => {
+    categories.flatMap((category) => {
       const result = all.get(category);
       return result === undefined ? [] : [[category, result] as const];
     }),
@@ -199,7 +205,11 @@ function expectFloors(
 
 describe('development part of the new categories (tuned on)', () => {
   it('passes at least 90 % overall and half of every category', async () => {
-    const results = await playPart('development part', [PLAUDER_DEV, SHOP_DEV, HELPDESK_DEV]);
+    const results = await playPart(
+      'development part',
+      [PLAUDER_DEV, SHOP_DEV, HELPDESK_DEV],
+      HELD_OUT_CATEGORIES,
+    );
     expectFloors(results, 0.9, 0.5);
   });
 });
@@ -213,13 +223,32 @@ describe('development part of the new categories (tuned on)', () => {
 const HELD_OUT_FLOOR = 0.85;
 const HELD_OUT_CATEGORY_FLOOR = 0.7;
 
-describe('held-out conversations (never tuned on)', () => {
+describe('first held-out part (development since the second was written)', () => {
   it('passes the floor overall and in every category, over all three knowledge bases', async () => {
-    const results = await playPart('held-out part', [
-      PLAUDER_HELD_OUT,
-      SHOP_HELD_OUT,
-      HELPDESK_HELD_OUT,
-    ]);
+    const results = await playPart(
+      'held-out part',
+      [PLAUDER_HELD_OUT, SHOP_HELD_OUT, HELPDESK_HELD_OUT],
+      HELD_OUT_CATEGORIES,
+    );
     expectFloors(results, HELD_OUT_FLOOR, HELD_OUT_CATEGORY_FLOOR);
+  });
+});
+
+/**
+ * The second held-out part (`suite/held-out-2.ts`): written before the core was tuned
+ * again and never tuned on; the first held-out part has been looked at since, so only this
+ * one measures generalization. The floors are what the core reaches.
+ */
+const HELD_OUT_2_FLOOR = 0.8;
+const HELD_OUT_2_CATEGORY_FLOOR = 0.6;
+
+describe('second held-out part (never tuned on)', () => {
+  it('passes the floor overall and in every category, over all three knowledge bases', async () => {
+    const results = await playPart(
+      'second held-out part',
+      [PLAUDER_HELD_OUT_2, SHOP_HELD_OUT_2, HELPDESK_HELD_OUT_2],
+      HELD_OUT_2_CATEGORIES,
+    );
+    expectFloors(results, HELD_OUT_2_FLOOR, HELD_OUT_2_CATEGORY_FLOOR);
   });
 });

@@ -58,17 +58,19 @@ const CONJUNCTIONS = new Set(['und', 'and', 'sowie', 'also']);
 
 /** Splits after "und"/"and" when a question word follows, or at ", und" / ", and". */
 function splitClauses(tokens: readonly string[], commas: ReadonlySet<number>): string[][] {
-  const clauses: string[][] = [[]];
+  let current: string[] = [];
+  const clauses: string[][] = [current];
   tokens.forEach((token, i) => {
-    const current = clauses.at(-1) as string[];
     const next = tokens[i + 1];
     const newClause =
       CONJUNCTIONS.has(token) &&
       current.length >= 2 &&
       next !== undefined &&
       (CLAUSE_STARTS.has(next) || commas.has(i));
-    if (newClause) clauses.push([]);
-    else current.push(token);
+    if (newClause) {
+      current = [];
+      clauses.push(current);
+    } else current.push(token);
   });
   return clauses.filter((clause) => clause.length > 0);
 }
@@ -166,7 +168,7 @@ function parseMessage(parts: ReaderParts, message: string, options: ReadOptions)
       : NO_COMMAS;
     const clauses: ParsedClause[] = [];
     for (const clause of splitClauses(talk.rest, commas)) {
-      const parsed = parts.interpreter.parse(clause);
+      const parsed = parts.interpreter.parse(clause, tone.upset);
       // Unknown words next to small talk ("cheers mate") are no question.
       const meaningful = clause.some((token) => !parts.index.ignored.has(token));
       if (parsed.known === 0 && (!meaningful || talk.kinds.length > 0 || tone.upset)) continue;

@@ -25,7 +25,7 @@ const MAX_SEGMENTS = 12;
 
 function endsAbbreviation(text: string, dot: number): boolean {
   let start = dot;
-  while (start > 0 && /[\p{L}\p{N}]/u.test(text[start - 1] as string)) start -= 1;
+  while (start > 0 && /[\p{L}\p{N}]/u.test(text[start - 1] ?? '')) start -= 1;
   const word = text.slice(start, dot).toLowerCase();
   if (word === '') return false;
   if (/^\d+$/.test(word)) return true;

@@ -186,13 +186,13 @@ function selfQuestion(words: readonly string[]): [number, number] | undefined {
         opener[0] === 'are' || opener[0] === 'r' || opener[0] === 'bist' || opener[0] === 'sind';
       let end = -1;
       for (let k = start; k < Math.min(words.length, start + NATURE_WINDOW); k++) {
-        const word = words[k] as string;
+        const word = words[k] ?? '';
         if (NATURE.has(word) || (direct && NATURE_OF_YOU.has(word))) end = k + 1;
       }
       if (end > 0) {
         // "... oder ein Programm?": the alternative belongs to the same question.
         for (let k = end; k < Math.min(words.length, end + 4); k++) {
-          const word = words[k] as string;
+          const word = words[k] ?? '';
           if (NATURE.has(word) || NATURE_OF_YOU.has(word)) end = k + 1;
         }
         return [at, end];
@@ -202,6 +202,41 @@ function selfQuestion(words: readonly string[]): [number, number] | undefined {
   return undefined;
 }
 
+interface Span {
+  readonly kind: SmallTalkKind;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Kinds that frame a message rather than ask something: they count only at its start or
+ * end ("super, danke", "ok, and how long?"), not inside a sentence that says something
+ * else ("Who won the last Super Bowl?", "Translate good night into French").
+ */
+const FRAMING: ReadonlySet<SmallTalkKind> = new Set([
+  'greeting',
+  'thanks',
+  'goodbye',
+  'acknowledgement',
+  'filler',
+]);
+
+/** The spans that ask something, and the framing ones in a run of small talk at either edge. */
+function atTheEdges(spans: readonly Span[], length: number): Span[] {
+  let head = 0;
+  for (const span of spans) {
+    if (span.start !== head) break;
+    head = span.end;
+  }
+  let tail = length;
+  for (let i = spans.length - 1; i >= 0; i--) {
+    const span = spans[i];
+    if (span === undefined || span.end !== tail) break;
+    tail = span.start;
+  }
+  return spans.filter((span) => !FRAMING.has(span.kind) || span.end <= head || span.start >= tail);
+}
+
 /** `nameTokens`: the assistant's name, tokenized (for "what is plauder?"). */
 export function createSmallTalkDetector(nameTokens: readonly string[]): SmallTalkDetector {
   const byFirst = compile(nameTokens);
@@ -209,7 +244,7 @@ export function createSmallTalkDetector(nameTokens: readonly string[]): SmallTal
   const canonical = createCanonicalizer(vocabulary);
   const matchAt = (words: readonly string[], at: number): Phrase | undefined =>
     byFirst
-      .get(words[at] as string)
+      .get(words[at] ?? '')
       ?.find(
         (phrase) =>
           at + phrase.words.length <= words.length &&
@@ -218,25 +253,32 @@ export function createSmallTalkDetector(nameTokens: readonly string[]): SmallTal
   return {
     detect(tokens) {
       const words = tokens.map(canonical);
-      const kinds: SmallTalkKind[] = [];
-      const rest: string[] = [];
       const self = selfQuestion(words);
+      const spans: Span[] = [];
       let at = 0;
       while (at < words.length) {
         if (self !== undefined && at === self[0]) {
-          if (!kinds.includes('identity')) kinds.push('identity');
+          spans.push({ kind: 'identity', start: at, end: self[1] });
           at = self[1];
           continue;
         }
         const phrase = matchAt(words, at);
-        if (phrase === undefined) {
-          rest.push(tokens[at] as string);
-          at += 1;
-        } else {
-          if (!kinds.includes(phrase.kind)) kinds.push(phrase.kind);
+        if (phrase === undefined) at += 1;
+        else {
+          spans.push({ kind: phrase.kind, start: at, end: at + phrase.words.length });
           at += phrase.words.length;
         }
       }
+      const kept = atTheEdges(spans, words.length);
+      const kinds: SmallTalkKind[] = [];
+      const rest: string[] = [];
+      let next = 0;
+      for (const span of kept) {
+        rest.push(...tokens.slice(next, span.start));
+        if (!kinds.includes(span.kind)) kinds.push(span.kind);
+        next = span.end;
+      }
+      rest.push(...tokens.slice(next));
       return { kinds, rest };
     },
   };

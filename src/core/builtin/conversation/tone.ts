@@ -105,7 +105,8 @@ const PHRASES: ReadonlyArray<readonly string[]> = [
 /** The phrases by their first word, so that a token that starts none costs one lookup. */
 const PHRASES_BY_FIRST = new Map<string, Array<readonly string[]>>();
 for (const phrase of PHRASES) {
-  const first = phrase[0] as string;
+  const first = phrase[0];
+  if (first === undefined) continue;
   const list = PHRASES_BY_FIRST.get(first);
   if (list) list.push(phrase);
   else PHRASES_BY_FIRST.set(first, [phrase]);
@@ -113,7 +114,7 @@ for (const phrase of PHRASES) {
 
 /** The phrase that starts at `tokens[i]`, if any (no callbacks: this runs for every token). */
 function phraseAt(tokens: readonly string[], i: number): readonly string[] | undefined {
-  const candidates = PHRASES_BY_FIRST.get(tokens[i] as string);
+  const candidates = PHRASES_BY_FIRST.get(tokens[i] ?? '');
   if (candidates === undefined) return undefined;
   for (const words of candidates) {
     let k = 1;
@@ -133,7 +134,8 @@ export function detectTone(tokens: readonly string[]): Tone {
       i += phrase.length - 1;
       continue;
     }
-    const token = tokens[i] as string;
+    const token = tokens[i];
+    if (token === undefined) break;
     if (!scornful(token)) {
       rest.push(token);
       continue;

@@ -127,7 +127,7 @@ export function createNameReader(
       ADDRESS_TITLES.has(title.toLowerCase().replace('.', '')) &&
       names.length === 1;
     // "Mary Ann Smith": with three names, the first two are the given names.
-    const given = names.length === 3 ? `${names[0]} ${names[1]}` : (names[0] as string);
+    const given = names.length === 3 ? `${names[0]} ${names[1]}` : (names[0] ?? '');
     const address = onlyFamily ? `${title} ${names[0]}` : given;
     return { full, address, start: match.index, end };
   };

@@ -29,7 +29,7 @@ const PATTERN = /\{([a-z-]+)\}/g;
 
 /** A placeholder, or `{` `}` around anything else (reported when the file is checked). */
 export function placeholdersIn(text: string): string[] {
-  return [...text.matchAll(PATTERN)].map((match) => match[1] as string);
+  return [...text.matchAll(PATTERN)].flatMap((match) => (match[1] === undefined ? [] : [match[1]]));
 }
 
 export function isPlaceholder(name: string): name is Placeholder {

@@ -173,7 +173,8 @@ function buildConcepts(base: KnowledgeBase, entryWords: EntryWords[], context: C
   for (const group of base.synonyms) {
     const words = group.flatMap((item) => singleWord(item, context, 'synonym') ?? []);
     words.forEach(addWord);
-    for (const word of words.slice(1)) sets.union(words[0] as string, word);
+    const [first, ...others] = words;
+    if (first !== undefined) for (const word of others) sets.union(first, word);
   }
   for (const group of base.alternatives) {
     for (const item of group) {
@@ -303,7 +304,7 @@ export function buildKnowledgeIndex(
   conceptSets.forEach((concepts, position) => {
     const examples = exampleSets[position] as Set<number>;
     for (const concept of new Set([...concepts, ...examples])) {
-      exampleDf[concept] = (exampleDf[concept] as number) + 1;
+      exampleDf[concept] = (exampleDf[concept] ?? 0) + 1;
     }
   });
   const exampleIdf = Float64Array.from(exampleDf, weigh);
@@ -339,7 +340,8 @@ export function buildKnowledgeIndex(
   const offer = base.offer.flatMap((item) => byId.get(item.text) ?? []);
   const plans = new Map<number, PlanFacts>();
   facts.plans.forEach((plan, i) => {
-    const concept = conceptOf(planWords[i] as string);
+    const word = planWords[i];
+    const concept = word === undefined ? undefined : conceptOf(word);
     if (concept !== undefined) plans.set(concept, plan);
   });
   return {

@@ -107,6 +107,15 @@ function looksEnglish(tokens: readonly string[]): boolean {
   return balance > 0;
 }
 
+/**
+ * An English word of this length or longer that the dictionary knows and the knowledge base
+ * does not ("bowl", "rain", "president") says the question is about something else.
+ */
+const REAL_WORD = 4;
+
+/** A word the knowledge base does not know, in a complaint: "keeps throwing", "seit heute morgen". */
+const VENTING_WEIGHT = 0.2;
+
 /** "The other one", "den anderen": the alternative to the word of the previous question. */
 const OTHER = new Set('other others andere anderen anderer anderes andern anderem'.split(' '));
 
@@ -216,8 +225,11 @@ export interface ParsedClause {
 }
 
 export interface Interpreter {
-  /** What the clause `tokens` says on its own. */
-  parse(tokens: readonly string[]): ParsedClause;
+  /**
+   * What the clause `tokens` says on its own; in a complaint (`upset`), the words the
+   * knowledge base does not know are the venting around the question and weigh less.
+   */
+  parse(tokens: readonly string[], upset?: boolean): ParsedClause;
   /** Reads a parsed clause in the light of the conversation. */
   interpret(clause: ParsedClause, context: ReadingContext): Interpretation;
 }
@@ -320,8 +332,8 @@ export function createInterpreter(
     const particle = tokens.at(-1);
     if (particle === undefined || !SEPARABLE_PARTICLES.has(particle)) return tokens;
     for (let i = 0; i < tokens.length - 1; i++) {
-      const verb = tokens[i] as string;
-      if (index.ignored.has(verb) || verb.length < 3) continue;
+      const verb = tokens[i];
+      if (verb === undefined || index.ignored.has(verb) || verb.length < 3) continue;
       const joined = resolver.resolve(particle + verb);
       if (joined?.some((part) => part.concepts.length > 0 && part.certainty === 1)) {
         return [...tokens.slice(0, i), particle + verb, ...tokens.slice(i + 1, -1)];
@@ -342,12 +354,18 @@ export function createInterpreter(
     const tokens = joinParticle(clause);
     const english = looksEnglish(clause);
     for (let i = 0; i < tokens.length; i++) {
-      const token = tokens[i] as string;
+      const token = tokens[i];
+      if (token === undefined) break;
       const pair = joinedPair(token, tokens[i + 1]);
       if (pair !== undefined) i += 1;
       for (let part of pair === undefined ? (resolver.resolve(token) ?? []) : [pair]) {
         if (english && part.concepts.length === 0) part = resolver.shortTypo(token) ?? part;
-        if (part.concepts.length === 0 && english && token.length >= 6 && isEnglishWord(token)) {
+        if (
+          part.concepts.length === 0 &&
+          english &&
+          token.length >= REAL_WORD &&
+          isEnglishWord(token)
+        ) {
           // "president", "upload": a real word the knowledge base does not know.
           units.push({ concepts: [], certainty: 1, weight: 1, unknownWeight: UNKNOWN_WORD_WEIGHT });
         } else units.push({ concepts: part.concepts, certainty: part.certainty, weight: 1 });
@@ -459,6 +477,10 @@ export function createInterpreter(
     const topic = context.topics[0];
     if (topic === undefined) return undefined;
     const gives = attributes[attribute];
+    // "and how long until I get the money?": the message names its own topic, which gives it.
+    if (combined.outcome.kind === 'answer' && gives[combined.outcome.match.entry.position]) {
+      return combined;
+    }
     const closeness = related[topic.position] as Float64Array;
     let best: Match | undefined;
     let bestScore = 0;
@@ -519,8 +541,14 @@ export function createInterpreter(
   };
 
   return {
-    parse(tokens) {
-      const own = unitsOf(tokens);
+    parse(tokens, upset = false) {
+      const own = upset
+        ? unitsOf(tokens).map((unit) =>
+            unit.concepts.length === 0
+              ? Object.assign({}, unit, { unknownWeight: VENTING_WEIGHT })
+              : unit,
+          )
+        : unitsOf(tokens);
       const known = own.filter((unit) => unit.concepts.length > 0).length;
       return { tokens, own, known, alone: reading(own, own, []) };
     },

@@ -98,13 +98,13 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
           unitSeen[position] = stamp;
           unitBest[position] = idf;
           touched.push(position);
-        } else if (idf > (unitBest[position] as number)) unitBest[position] = idf;
+        } else if (idf > (unitBest[position] ?? 0)) unitBest[position] = idf;
       }
     }
     for (const position of touched) {
-      wordCount[position] = (wordCount[position] as number) + 1;
-      const gain = unit.weight * unit.certainty * (unitBest[position] as number);
-      matched[position] = (matched[position] as number) + gain;
+      wordCount[position] = (wordCount[position] ?? 0) + 1;
+      const gain = unit.weight * unit.certainty * (unitBest[position] ?? 0);
+      matched[position] = (matched[position] ?? 0) + gain;
     }
   };
 
@@ -131,7 +131,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       for (const concept of unit.concepts) {
         const idf = index.exampleIdf[concept] ?? 0;
         const g = unit.weight * unit.certainty * idf;
-        if (present[concept] !== queryMark || g > (gain[concept] as number)) gain[concept] = g;
+        if (present[concept] !== queryMark || g > (gain[concept] ?? 0)) gain[concept] = g;
         present[concept] = queryMark;
         keywordIdf = Math.max(keywordIdf, index.idf[concept] ?? 0);
         exampleIdf = Math.max(exampleIdf, idf);
@@ -186,10 +186,11 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       let sharedWords = 0;
       let own = 0;
       for (let i = 0; i < example.length; i++) {
-        const concept = example[i] as number;
+        const concept = example[i];
+        if (concept === undefined) break;
         own += index.exampleIdf[concept] ?? 0;
         if (present[concept] === queryMark) {
-          shared += gain[concept] as number;
+          shared += gain[concept] ?? 0;
           sharedWords += 1;
         }
       }
@@ -217,12 +218,12 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         // `requires:` keeps keywords from answering too widely; a close example question is
         // specific enough on its own (unless the answer needs the plan the question names).
         const met = requiresMet(entry, queryMark);
-        const m = met ? (matched[entry.position] as number) : 0;
+        const m = met ? (matched[entry.position] ?? 0) : 0;
         if (m <= 0 && (example <= 0 || (!met && entry.planBound))) continue;
         const coverage = total > 0 ? m / total : 0;
         const confidence = Math.max(coverage * Math.min(1, m / FULL_EVIDENCE), example);
         const bonus = entry.requires.length > 0 && met ? SPECIFIC_BONUS : 0;
-        const counted = wordCount[entry.position] as number;
+        const counted = wordCount[entry.position] ?? 0;
         // A close example question is evidence of its own, as strong as its similarity.
         const byExample = example > coverage;
         matches.push({

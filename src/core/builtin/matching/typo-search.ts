@@ -75,13 +75,14 @@ export function createTypoSearch(forms: ReadonlyMap<string, number>): TypoSearch
         const bucket = buckets[length];
         if (bucket === undefined) continue;
         for (let i = 0; i < bucket.forms.length; i++) {
-          const form = bucket.forms[i] as string;
+          const form = bucket.forms[i];
+          const concept = bucket.concepts[i];
+          if (form === undefined || concept === undefined) break;
           const bound = Math.min(best, max);
-          if (bitCount(mask ^ (bucket.masks[i] as number)) > 2 * bound) continue;
+          if (bitCount(mask ^ (bucket.masks[i] ?? 0)) > 2 * bound) continue;
           if (bound === 1 && !startsLineUp(word, form)) continue;
           const distance = boundedEditDistance(word, form, bound);
           if (distance > max || distance > best) continue;
-          const concept = bucket.concepts[i] as number;
           if (distance < best) found = [concept];
           else if (!found.includes(concept)) found.push(concept);
           best = distance;

@@ -26,12 +26,12 @@ export function boundedEditDistance(a: string, b: string, max: number): number {
       const cb = b.charCodeAt(j - 1);
       const cost = ca === cb ? 0 : 1;
       let d = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + cost,
       );
       if (i > 1 && j > 1 && ca === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === cb) {
-        d = Math.min(d, (before[j - 2] as number) + 1);
+        d = Math.min(d, (before[j - 2] ?? 0) + 1);
       }
       current[j] = d;
       if (d < rowMin) rowMin = d;
@@ -42,6 +42,6 @@ export function boundedEditDistance(a: string, b: string, max: number): number {
     previous = current;
     current = spare;
   }
-  const result = previous[m] as number;
+  const result = previous[m] ?? 0;
   return result > max ? max + 1 : result;
 }

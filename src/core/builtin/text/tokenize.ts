@@ -45,8 +45,8 @@ const NUMBER_SUFFIX = /^(\d+)(s|er|ern|ers)$/;
 
 function pushExpanded(word: string, out: string[]): void {
   const numeral = NUMBER_SUFFIX.exec(word);
-  if (numeral !== null) {
-    out.push(numeral[1] as string);
+  if (numeral?.[1] !== undefined) {
+    out.push(numeral[1]);
     return;
   }
   const apostrophe = word.indexOf("'");

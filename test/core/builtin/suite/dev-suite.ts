@@ -178,6 +178,16 @@ export const PLAUDER_DEV: readonly Conversation[] = [
   one('out of scope', 'en', 'Which programming language is the best?', { kind: 'fallback' }),
   one('out of scope', 'de', 'Kannst du mir einen Witz erzählen?', { kind: 'fallback' }),
   one('out of scope', 'de', 'Wer ist der Bundeskanzler?', { kind: 'fallback' }),
+  // Greetings and thanks inside a sentence that asks about something else are no small talk.
+  one('out of scope', 'en', 'Is the new Super Mario game any good?', { kind: 'fallback' }),
+  one('out of scope', 'en', 'Who painted the Mona Lisa?', { kind: 'fallback' }),
+  // The venting around a complaint does not drown its question.
+  one(
+    'rudeness and complaints',
+    'en',
+    'this stupid thing keeps spitting out 429 errors at me, what does 429 mean',
+    { facts: [/quota_exceeded/] },
+  ),
 ];
 
 /** The coffee shop of `fixtures/shop.kb`. */
@@ -191,6 +201,13 @@ export const SHOP_DEV: readonly Conversation[] = [
   one('typos and slang', 'en', 'can i pay w/ paypal', { facts: [/PayPal/] }),
   one('rudeness and complaints', 'en', 'your shop is terrible', SOCIAL_EN),
   one('dialogue acts', 'en', 'are you a real person?', { anyOf: [/Kiki/] }),
+  // A follow-up that names its own topic asks the attribute of that topic.
+  conv(
+    'follow-ups',
+    'en',
+    t('How long does delivery to Austria take?', { facts: [/3 to 5/] }),
+    t('and how long until a refund arrives?', { facts: [/5 working days/] }),
+  ),
 ];
 
 /** The IT helpdesk of `fixtures/helpdesk.kb`. */
