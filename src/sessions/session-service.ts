@@ -54,7 +54,8 @@ export interface SessionOptions {
 /**
  * Characters of message and reply text kept decrypted in memory, in the windows of the most
  * recently used sessions, so that a session's next turn reads only its row's head, not its
- * sealed window; the bound holds the memory however long the messages are.
+ * sealed window; the bound holds the memory however long the messages are (each kept turn
+ * holds its text twice: decoded, and as the JSON bytes the next seal joins).
  */
 const CACHED_WINDOW_CHARS = 4_000_000;
 
@@ -68,16 +69,23 @@ type WindowEntry =
   | [string, string, Language, number]
   | [string, string, Language, number, readonly WireMessage[]];
 
+/**
+ * A memory window: its turns, oldest first, and, once a turn of this process sealed it, each
+ * turn's JSON bytes, so that the next turn seals the window without encoding it all again.
+ */
+interface Window {
+  readonly entries: readonly WindowEntry[];
+  readonly encoded?: readonly Buffer[];
+}
+
 /** A session as a turn read it. */
-interface SessionState {
+interface SessionState extends Window {
   readonly hash: string;
   readonly turnCount: number;
   /** When the stored conversation began (0 for a session not stored yet). */
   readonly createdAt: number;
   /** When its last turn was stored (0 for a session not stored yet). */
   readonly lastActiveAt: number;
-  /** The memory window, oldest first; empty for a new or expired session. */
-  readonly entries: readonly WindowEntry[];
 }
 
 /** The additional data of a sealed window: its key, its session and its write count. */
@@ -141,25 +149,20 @@ export function createSessionService(
   }
 
   function stillCurrent(cached: SessionState, head: SessionHead, nowMs: number): SessionState {
-    return expired(head, nowMs) ? Object.assign({}, cached, { entries: [] }) : cached;
+    return expired(head, nowMs) ? Object.assign({}, cached, NO_WINDOW) : cached;
   }
 
   /**
    * The row's window, opened (not decrypted again when it is the window a turn of this
    * process sealed); empty when it has none, has expired or does not open.
    */
-  function windowOf(
-    keyId: string,
-    hash: string,
-    row: SessionRow,
-    nowMs: number,
-  ): readonly WindowEntry[] {
-    if (row.sealedWindow === null || expired(row, nowMs)) return [];
+  function windowOf(keyId: string, hash: string, row: SessionRow, nowMs: number): Window {
+    if (row.sealedWindow === null || expired(row, nowMs)) return NO_WINDOW;
     const written = sealedHere.find(keyId, hash, row);
-    if (written !== undefined) return written.entries;
+    if (written !== undefined) return written;
     const value = sealer.openJson(row.sealedWindow, windowBinding(keyId, hash, row.turnCount));
     // A window that does not open (other secret, tampered row) is not memory of this key.
-    return isWindow(value) ? value.slice(-options.window) : [];
+    return isWindow(value) ? { entries: value.slice(-options.window) } : NO_WINDOW;
   }
 
   function stateOf(
@@ -171,7 +174,8 @@ export function createSessionService(
     if (row === undefined)
       return { hash, turnCount: 0, createdAt: 0, lastActiveAt: 0, entries: [] };
     const { turnCount, createdAt, lastActiveAt } = row;
-    return { hash, turnCount, createdAt, lastActiveAt, entries: windowOf(keyId, hash, row, nowMs) };
+    const { entries, encoded } = windowOf(keyId, hash, row, nowMs);
+    return { hash, turnCount, createdAt, lastActiveAt, entries, encoded };
   }
 
   async function append(
@@ -185,17 +189,22 @@ export function createSessionService(
     const { hash } = opened;
     const entry = entryOf(turn, nowMs);
     const since = activeSince(nowMs, options.ttlMs);
+    const encodedEntry = encode(entry);
     let entries: WindowEntry[] = [];
-    const seal = (before: readonly WindowEntry[], count: number) => {
-      entries = [...before, entry].slice(-options.window);
-      const sealed = sealer.sealJson(entries, windowBinding(keyId, hash, count));
-      sealedHere.note(keyId, hash, { count, sealed, entries });
+    let encoded: Buffer[] = [];
+    const seal = (before: Window, count: number) => {
+      entries = [...before.entries, entry].slice(-options.window);
+      encoded = [...(before.encoded ?? before.entries.map(encode)), encodedEntry].slice(
+        -options.window,
+      );
+      const sealed = sealer.sealJsonBytes(jsonArray(encoded), windowBinding(keyId, hash, count));
+      sealedHere.note(keyId, hash, { count, sealed, entries, encoded });
       return sealed;
     };
     // A window the cache declined when it was read (see `offer`) is not kept after the write.
     const remember = (head: SessionHead) => {
       if (opened.turnCount > 0 && !windows.has(keyId, hash)) return;
-      windows.set(keyId, Object.assign({ hash, entries }, head));
+      windows.set(keyId, Object.assign({ hash, entries, encoded }, head));
     };
 
     // Usually nobody wrote the session since it was opened: its window is the one read
@@ -207,7 +216,7 @@ export function createSessionService(
       const change = {
         expectedCount: opened.turnCount,
         expectedCreatedAt: opened.createdAt,
-        sealed: seal(stale ? [] : opened.entries, opened.turnCount + 1),
+        sealed: seal(stale ? NO_WINDOW : opened, opened.turnCount + 1),
         now: nowMs,
         activeSince: since,
       };
@@ -227,7 +236,7 @@ export function createSessionService(
         // deleted and begun again to the same count since has another beginning.
         const unchanged = row.turnCount === opened.turnCount && row.createdAt === opened.createdAt;
         const before =
-          unchanged && !expired(row, nowMs) ? opened.entries : windowOf(keyId, hash, row, nowMs);
+          unchanged && !expired(row, nowMs) ? opened : windowOf(keyId, hash, row, nowMs);
         return seal(before, row.turnCount + 1);
       },
     });
@@ -277,10 +286,9 @@ export function createSessionService(
 }
 
 /** A window this process sealed for a session's row, and what it holds. */
-interface Sealed {
+interface Sealed extends Window {
   readonly count: number;
   readonly sealed: Buffer;
-  readonly entries: readonly WindowEntry[];
 }
 
 /** How many sessions' last sealed windows are remembered (see `createRecentSeals`). */
@@ -344,6 +352,24 @@ function sameSealed(stored: StoredSealed, sealed: Buffer): boolean {
         Buffer.from(stored, 'base64url').equals(sealed)
     : sealed.equals(stored);
 }
+
+const NO_WINDOW: Window = { entries: [], encoded: [] };
+
+const encode = (entry: WindowEntry) => Buffer.from(JSON.stringify(entry));
+
+/** The JSON array of elements given as their JSON bytes. */
+function jsonArray(elements: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [OPEN];
+  for (const [i, element] of elements.entries()) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(element);
+  }
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
+}
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
 
 function toTurn([message, reply, language, , wire]: WindowEntry): Turn {
   return wire === undefined ? { message, reply, language } : { message, reply, language, wire };

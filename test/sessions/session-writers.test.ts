@@ -5,6 +5,7 @@
  * turn's core sees; every turn is stored after those before it, none is lost.
  */
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import type { CoreRequest } from '../../src/core/core-adapter.js';
@@ -159,9 +160,9 @@ function sessionsOn(repository: SessionsRepository) {
       calls.opened++;
       return sealer.openJson(...args);
     },
-    sealJson: (...args: Parameters<TurnSealer['sealJson']>) => {
+    sealJsonBytes: (...args: Parameters<TurnSealer['sealJsonBytes']>) => {
       calls.sealed++;
-      return sealer.sealJson(...args);
+      return sealer.sealJsonBytes(...args);
     },
   });
   const options = { window: 20, ttlMs: 60_000 };
@@ -278,5 +279,29 @@ describe('turns of one session', () => {
     // A shorter window drops several stored turns at once.
     await say(2, 8);
     expect(await history(5)).toEqual(turns(7, 8));
+  });
+
+  it('stored by one service turn after turn, from the bytes it kept, open elsewhere to the same turns', async () => {
+    const { repository } = await storeWithKey();
+    const sealer = createTurnSealer(randomBytes(32));
+    const text = fc.string({ unit: 'binary', maxLength: 30 });
+    const turn = fc.record({ message: text, reply: text, language: fc.constantFrom('de', 'en') });
+    let session = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(turn, { minLength: 1, maxLength: 9 }),
+        async (window, said) => {
+          const id = `p${session++}`;
+          const writer = createSessionService(repository, sealer, { window, ttlMs: 60_000 });
+          for (const [i, t] of said.entries()) {
+            await (await writer.open('key_1', id, 1000 + i)).record(t, 1000 + i);
+          }
+          const reader = createSessionService(repository, sealer, { window, ttlMs: 60_000 });
+          expect((await reader.open('key_1', id, 2000)).history).toEqual(said.slice(-window));
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });
