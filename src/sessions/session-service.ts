@@ -131,11 +131,10 @@ export function createSessionService(
   ): Promise<SessionState> {
     let row: SessionRow | undefined;
     if (cached !== undefined) {
-      const head = await sessions.head(keyId, hash);
-      if (head?.turnCount === cached.turnCount && head.createdAt === cached.createdAt) {
-        return stillCurrent(cached, head, nowMs);
+      row = await sessions.findUnless(keyId, hash, cached);
+      if (row?.turnCount === cached.turnCount && row.createdAt === cached.createdAt) {
+        return stillCurrent(cached, row, nowMs);
       }
-      row = head && (await sessions.find(keyId, hash));
     } else {
       row = await sessions.find(keyId, hash);
     }

@@ -57,8 +57,16 @@ interface WindowChange {
 
 export interface SessionsRepository {
   find(keyId: string, sessionHash: string): Promise<SessionRow | undefined>;
-  /** The session's row without its window: enough to tell whether a copy is current. */
-  head(keyId: string, sessionHash: string): Promise<SessionHead | undefined>;
+  /**
+   * The session's row, its window left out (null) while the row is still at `copy`'s count
+   * and beginning: one read tells whether a copy kept in memory is current and, when it is
+   * not, brings the window.
+   */
+  findUnless(
+    keyId: string,
+    sessionHash: string,
+    copy: Pick<SessionHead, 'turnCount' | 'createdAt'>,
+  ): Promise<SessionRow | undefined>;
   /**
    * Appends a turn with one short read-modify-write: the session row is locked (created if
    * new), its window rebuilt by `append.build` and written, in one transaction. Concurrent appends wait for each other; none fails.
@@ -100,10 +108,29 @@ export function createSessionsRepository(
       .where('key_id', '=', p<string>('keyId'))
       .where('session_hash', '=', p<string>('hash')),
   );
-  const headQuery = prepareQuery<SessionRef, Omit<StoredRow, 'sealed_window'>>((p) =>
+  const findUnlessQuery = prepareQuery<
+    SessionRef & { count: number; createdAt: number },
+    StoredRow
+  >((p) =>
     db
       .selectFrom('sessions')
-      .select(['turn_count', 'last_active_at', 'created_at'])
+      .select((eb) => [
+        'turn_count',
+        'last_active_at',
+        'created_at',
+        eb
+          .case()
+          .when(
+            eb.and([
+              eb('turn_count', '=', p<number>('count')),
+              eb('created_at', '=', p<number>('createdAt')),
+            ]),
+          )
+          .then(null)
+          .else(eb.ref('sealed_window'))
+          .end()
+          .as('sealed_window'),
+      ])
       .where('key_id', '=', p<string>('keyId'))
       .where('session_hash', '=', p<string>('hash')),
   );
@@ -183,9 +210,10 @@ export function createSessionsRepository(
       return row && toRow(row);
     },
 
-    async head(keyId, hash) {
-      const row = (await headQuery(on, { keyId, hash })).rows[0];
-      return row && toHead(row);
+    async findUnless(keyId, hash, copy) {
+      const parameters = { keyId, hash, count: copy.turnCount, createdAt: copy.createdAt };
+      const row = (await findUnlessQuery(on, parameters)).rows[0];
+      return row && toRow(row);
     },
 
     async appendTurn(keyId, hash, append) {
