@@ -57,6 +57,12 @@ export interface KnowledgeIndex {
   readonly plans: ReadonlyMap<number, PlanFacts>;
   /** Stop words plus the assistant's own name. */
   readonly ignored: ReadonlySet<string>;
+  /** The words of the answers: every form of an answer's word → its id. */
+  readonly answerForms: ReadonlyMap<string, number>;
+  /** Per answer word: the positions of the entries whose answer has it. */
+  readonly answerPostings: ReadonlyArray<readonly number[]>;
+  /** Per answer word: its IDF over the answers, as `idf`. */
+  readonly answerIdf: Float64Array;
 }
 
 const PLAN_ITEM = '{plan}';
@@ -273,6 +279,40 @@ function ignoredWords(base: KnowledgeBase): Set<string> {
   return ignored;
 }
 
+/** Answer words shorter than this ("of", "in") say nothing about a topic. */
+const MIN_ANSWER_WORD = 3;
+
+/**
+ * The words of the entries' answers in both languages (a plan-bound answer for every plan):
+ * a question may name what an answer says rather than what its keywords list.
+ */
+function indexAnswers(
+  answers: ReadonlyArray<readonly string[]>,
+  ignored: ReadonlySet<string>,
+  weigh: (df: number) => number,
+) {
+  const answerForms = new Map<string, number>();
+  const answerPostings: number[][] = [];
+  answers.forEach((texts, position) => {
+    const words = new Set(texts.flatMap((text) => tokenize(text)));
+    for (const word of words) {
+      if (word.length < MIN_ANSWER_WORD || ignored.has(word)) continue;
+      for (const form of formsOf(word)) {
+        let id = answerForms.get(form);
+        if (id === undefined) {
+          id = answerPostings.length;
+          answerForms.set(form, id);
+          answerPostings.push([]);
+        }
+        const list = answerPostings[id] as number[];
+        if (list.at(-1) !== position) list.push(position);
+      }
+    }
+  });
+  const answerIdf = Float64Array.from(answerPostings, (list) => weigh(list.length));
+  return { answerForms, answerPostings, answerIdf };
+}
+
 /** Builds the index; problems go to `problems` (the caller throws them). */
 export function buildKnowledgeIndex(
   base: KnowledgeBase,
@@ -336,6 +376,13 @@ export function buildKnowledgeIndex(
           : fixed[language],
     };
   });
+  const answers = entries.map((indexed) =>
+    (['de', 'en'] as const).flatMap((language) =>
+      indexed.planBound
+        ? facts.plans.map((plan) => indexed.answer(language, plan))
+        : [indexed.answer(language)],
+    ),
+  );
   const byId = new Map(entries.map((indexed) => [indexed.entry.id, indexed]));
   const offer = base.offer.flatMap((item) => byId.get(item.text) ?? []);
   const plans = new Map<number, PlanFacts>();
@@ -357,5 +404,6 @@ export function buildKnowledgeIndex(
     alternatives: buildAlternatives(base, context, conceptOf, plans),
     plans,
     ignored,
+    ...indexAnswers(answers, ignored, weigh),
   };
 }

@@ -254,9 +254,13 @@ function carryOver(
   return [...own, ...carried];
 }
 
-function matchesOwn(match: Match, own: readonly QueryUnit[]): boolean {
-  const { concepts, exampleConcepts } = match.entry;
-  return own.some((unit) => unit.concepts.some((c) => concepts.has(c) || exampleConcepts.has(c)));
+function matchesOwn(match: Match, own: readonly QueryUnit[], index: KnowledgeIndex): boolean {
+  const { concepts, exampleConcepts, position } = match.entry;
+  return own.some(
+    (unit) =>
+      unit.concepts.some((c) => concepts.has(c) || exampleConcepts.has(c)) ||
+      (unit.answer ?? []).some((word) => index.answerPostings[word]?.includes(position)),
+  );
 }
 
 function decide(candidates: readonly Match[], threshold: number): Outcome {
@@ -358,6 +362,7 @@ export function createInterpreter(
       if (token === undefined) break;
       const pair = joinedPair(token, tokens[i + 1]);
       if (pair !== undefined) i += 1;
+      const first = units.length;
       for (let part of pair === undefined ? (resolver.resolve(token) ?? []) : [pair]) {
         if (english && part.concepts.length === 0) part = resolver.shortTypo(token) ?? part;
         if (
@@ -370,6 +375,11 @@ export function createInterpreter(
           units.push({ concepts: [], certainty: 1, weight: 1, unknownWeight: UNKNOWN_WORD_WEIGHT });
         } else units.push({ concepts: part.concepts, certainty: part.certainty, weight: 1 });
       }
+      // The word as the answers have it, once per token (a compound's first part carries it).
+      const answer = pair === undefined ? resolver.answerWords(token) : [];
+      const unit = units[first];
+      if (answer.length > 0 && unit !== undefined)
+        units[first] = Object.assign({}, unit, { answer });
     }
     return units;
   };
@@ -403,7 +413,7 @@ export function createInterpreter(
         })
         .sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
     }
-    candidates = candidates.filter((match) => matchesOwn(match, own));
+    candidates = candidates.filter((match) => matchesOwn(match, own, index));
     return {
       units,
       own,

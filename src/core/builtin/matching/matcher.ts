@@ -32,6 +32,8 @@ export interface QueryUnit {
    * something else (default `UNKNOWN_WEIGHT`; more for a real English word).
    */
   readonly unknownWeight?: number;
+  /** The answer words the unit's word is one of (`KnowledgeIndex.answerForms`). */
+  readonly answer?: readonly number[];
 }
 
 export interface Match {
@@ -55,6 +57,11 @@ const UNKNOWN_CAP = MAX_UNKNOWN * UNKNOWN_WEIGHT;
 /** A real English word the knowledge base does not know names another topic. */
 export const UNKNOWN_WORD_WEIGHT = 1;
 const SPECIFIC_BONUS = 0.01;
+/**
+ * A word of the question found only in an entry's answer counts this share of what it would
+ * as a keyword: the answer says what the entry is about, but in passing.
+ */
+const ANSWER_SHARE = 0.5;
 const EXAMPLE_BONUS = 0.02;
 /**
  * An example question is matched by its words alone, without the keywords' synonyms and
@@ -108,6 +115,27 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
     }
   };
 
+  const answerSeen = new Int32Array(n);
+  /**
+   * Adds a unit whose word is in entries' answers to those it did not match as a keyword;
+   * `weight` is what the unit adds to the question's total.
+   */
+  const addAnswer = (unit: QueryUnit, weight: number, keywordStamp: number) => {
+    const words = unit.answer;
+    if (words === undefined || words.length === 0 || weight <= 0) return;
+    stamp += 1;
+    for (const word of words) {
+      const gain =
+        unit.weight * unit.certainty * ANSWER_SHARE * Math.min(weight, index.answerIdf[word] ?? 0);
+      for (const position of index.answerPostings[word] ?? []) {
+        if (unitSeen[position] === keywordStamp || answerSeen[position] === stamp) continue;
+        answerSeen[position] = stamp;
+        wordCount[position] = (wordCount[position] ?? 0) + 1;
+        matched[position] = (matched[position] ?? 0) + gain;
+      }
+    }
+  };
+
   /** The query's weight for the example questions (see `nearestExample`), set by `accumulate`. */
   let exampleTotal = 0;
   /** How many units the query has, known or not. */
@@ -150,10 +178,12 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         const add = Math.min(unit.unknownWeight ?? UNKNOWN_WEIGHT, UNKNOWN_CAP - unknown);
         if (add > 0) total += unit.weight * add;
         unknown += add;
+        addAnswer(unit, add, -1);
         continue;
       }
       total += unit.weight * keywordIdf;
       addUnit(unit);
+      addAnswer(unit, keywordIdf, stamp);
     }
     return total;
   };

@@ -61,6 +61,8 @@ export interface TermResolver {
    * dictionary can tell a typo from a real word.
    */
   shortTypo(token: string): TermPart | undefined;
+  /** The answer words (`KnowledgeIndex.answerForms`) the token is one of; empty if none. */
+  answerWords(token: string): readonly number[];
 }
 
 /** The concepts of a word through its forms (itself, German stem, English stem). */
@@ -151,7 +153,23 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     return stopWordTypo(token) ? null : UNKNOWN;
   };
 
+  const answerWords = new BoundedCache<string, readonly number[]>(CACHE_LIMIT);
+  const NO_WORDS: readonly number[] = [];
+  const findAnswerWords = (token: string): readonly number[] => {
+    if (index.ignored.has(token) || token.length > MAX_WORD_LENGTH) return NO_WORDS;
+    const ids = new Set(formsOf(token).flatMap((form) => index.answerForms.get(form) ?? []));
+    return ids.size === 0 ? NO_WORDS : [...ids];
+  };
+
   return {
+    answerWords(token) {
+      let ids = answerWords.get(token);
+      if (ids === undefined) {
+        ids = findAnswerWords(token);
+        answerWords.set(token, ids);
+      }
+      return ids;
+    },
     shortTypo(token) {
       let part = shortTypos.get(token);
       if (part === undefined) {
