@@ -17,6 +17,7 @@ import { DEFAULT_SERVICE_FACTS, type PlanFacts, type ServiceFacts } from '../ser
 import { stemEnglish, stemGerman } from '../text/stemmers.js';
 import { QUESTION_WORDS, STOP_WORDS } from '../text/stop-words.js';
 import { foldText, isNumber, tokenize } from '../text/tokenize.js';
+import { withAttributeWords } from './answer-attributes.js';
 import { isPlaceholder, needsPlan, placeholdersIn, renderAnswer } from './answer-template.js';
 import type { KnowledgeBase, KnowledgeEntry, Located, ProblemList } from './knowledge-base.js';
 
@@ -294,7 +295,12 @@ function indexAnswers(
   const answerForms = new Map<string, number>();
   const answerPostings: number[][] = [];
   answers.forEach((texts, position) => {
-    const words = new Set(texts.flatMap((text) => tokenize(text)));
+    const words = new Set(
+      withAttributeWords(
+        texts.flatMap((text) => tokenize(text)),
+        texts,
+      ),
+    );
     for (const word of words) {
       if (word.length < MIN_ANSWER_WORD || ignored.has(word)) continue;
       for (const form of formsOf(word)) {

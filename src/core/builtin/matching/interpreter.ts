@@ -19,11 +19,16 @@
  * reaches `UNSURE_FACTOR` of it and clearly beats the next entry; two entries close to
  * each other in that band make a clarifying question; below it, nothing fits.
  */
+import {
+  ATTRIBUTE_IN_ANSWER,
+  ATTRIBUTE_WORDS,
+  type Attribute,
+} from '../knowledge/answer-attributes.js';
 import { formsOf, type IndexedEntry, type KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { isEnglishWord } from '../text/english-words.js';
 import { tokenize } from '../text/tokenize.js';
 import { type Match, type Matcher, type QueryUnit, UNKNOWN_WORD_WEIGHT } from './matcher.js';
-import type { TermPart, TermResolver } from './term-resolver.js';
+import { SEPARABLE_PARTICLES, type TermPart, type TermResolver } from './term-resolver.js';
 
 type Outcome =
   | { readonly kind: 'answer'; readonly match: Match }
@@ -119,22 +124,10 @@ const VENTING_WEIGHT = 0.2;
 /** "The other one", "den anderen": the alternative to the word of the previous question. */
 const OTHER = new Set('other others andere anderen anderer anderes andern anderem'.split(' '));
 
-/** What a short follow-up may ask about the topic. */
-type Attribute = 'duration' | 'cost';
 /** A follow-up of at most this many words that are not stop words is short. */
 const SHORT_QUESTION = 4;
 /** Below this (confidence plus closeness to the topic), no entry gives the attribute asked. */
 const MIN_ATTRIBUTE_SCORE = 0.2;
-const ATTRIBUTE_WORDS: Readonly<Record<Attribute, ReadonlySet<string>>> = {
-  duration: new Set('lange long dauer dauert dauern duration takes take took'.split(' ')),
-  cost: new Set('kostet kosten kost cost costs price preis much teuer expensive'.split(' ')),
-};
-/** What an answer that gives the attribute contains. */
-const ATTRIBUTE_IN_ANSWER: Readonly<Record<Attribute, RegExp>> = {
-  duration:
-    /\b\d+\s*(bis \d+\s*|to \d+\s*)?(sekunden?|seconds?|minuten?|minutes?|stunden?|hours?|tagen?|tage|days?|werktagen?|working days|wochen?|weeks?|monaten?|months?)\b|\b(woche|week)\b/i,
-  cost: /\d+[.,]\d\d\s*(euro|€)|\b(euro|euros|€|\$|kostenlos|free of charge|costs? nothing)\b/i,
-};
 
 function attributeAsked(
   tokens: readonly string[],
@@ -160,12 +153,6 @@ function attributeTable(index: KnowledgeIndex): Record<Attribute, boolean[]> {
     );
   return { duration: gives(ATTRIBUTE_IN_ANSWER.duration), cost: gives(ATTRIBUTE_IN_ANSWER.cost) };
 }
-
-const SEPARABLE_PARTICLES = new Set(
-  'ab an auf aus bei ein mit nach vor weg zu zuruck zusammen fest los hoch um durch her hin'.split(
-    ' ',
-  ),
-);
 
 const CUES: ReadonlyArray<readonly string[]> = [
   ['und'],

@@ -116,6 +116,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   };
 
   const answerSeen = new Int32Array(n);
+  const unknownUnits: QueryUnit[] = [];
   /**
    * Adds a unit whose word is in entries' answers to those it did not match as a keyword;
    * `weight` is what the unit adds to the question's total.
@@ -150,6 +151,9 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
     wordCount.fill(0);
     let total = 0;
     let unknown = 0;
+    /** What the unknown words would weigh without the cap. */
+    let unknownWanted = 0;
+    unknownUnits.length = 0;
     let unknownForExamples = 0;
     exampleTotal = 0;
     unitCount = units.length;
@@ -175,15 +179,22 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       }
       if (keywordIdf === 0) {
         // Unknown words count up to a cap: a question told with a long story around it.
-        const add = Math.min(unit.unknownWeight ?? UNKNOWN_WEIGHT, UNKNOWN_CAP - unknown);
+        const wanted = unit.unknownWeight ?? UNKNOWN_WEIGHT;
+        const add = Math.min(wanted, UNKNOWN_CAP - unknown);
         if (add > 0) total += unit.weight * add;
         unknown += add;
-        addAnswer(unit, add, -1);
+        unknownWanted += wanted;
+        if (unit.answer !== undefined) unknownUnits.push(unit);
         continue;
       }
       total += unit.weight * keywordIdf;
       addUnit(unit);
       addAnswer(unit, keywordIdf, stamp);
+    }
+    // Each unknown word has its share of the capped weight, wherever it stands in the question.
+    const share = unknownWanted > 0 ? unknown / unknownWanted : 0;
+    for (const unit of unknownUnits) {
+      addAnswer(unit, (unit.unknownWeight ?? UNKNOWN_WEIGHT) * share, -1);
     }
     return total;
   };

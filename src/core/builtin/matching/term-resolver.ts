@@ -5,7 +5,8 @@
  *    after removing a German verb ending the stemmer leaves alone (`kostet` → `kost`);
  * 2. a German compound of vocabulary words (`Anfragelimit` → `anfrage` + `limit`,
  *    `Sitzungsdauer` → `sitzung` + `dauer`, linking `s` included);
- * 3. a typo: the closest vocabulary form within a Damerau-Levenshtein distance of 1
+ * 3. an infinitive with "zu" inside a separable verb (`zurückzuschicken` → `zurückschicken`);
+ * 4. a typo: the closest vocabulary form within a Damerau-Levenshtein distance of 1
  *    (tokens of 5 to 8 letters) or 2 (9 letters or more), compared as written and, failing
  *    that, as German stem (`rotire` → `rotir` ≈ `roti`); shorter tokens are not corrected.
  * Tokens, and pairs of neighbouring tokens tried as one word, are resolved once and
@@ -41,6 +42,15 @@ export const TYPO_CERTAINTY = 0.7;
 
 const UNKNOWN: Resolution = [{ concepts: [], certainty: 1 }];
 const exactPart = (concepts: readonly number[]): TermPart => ({ concepts, certainty: 1 });
+/** Particles of German separable verbs (folded): "setzt ... zurück", "zurückzusetzen". */
+export const SEPARABLE_PARTICLES: ReadonlySet<string> = new Set(
+  'ab an auf aus bei ein mit nach vor weg zu zuruck zusammen fest los hoch um durch her hin'.split(
+    ' ',
+  ),
+);
+/** The shortest verb left after a particle and "zu" ("abzuholen" → "holen"). */
+const MIN_ZU_VERB = 4;
+
 /** Snowball keeps the -t of German verb forms (`kostet`, `zählt`, `rotiert`). */
 const VERB_ENDINGS = ['est', 'et', 'st', 't'] as const;
 const MIN_VERB_STEM = 4;
@@ -135,12 +145,25 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     token.length <= 4 &&
     shortStopWords.some((word) => boundedEditDistance(token, word, 1) <= 1);
 
+  /** "zurückzuschicken" → the concepts of "zurückschicken". */
+  const withoutZu = (token: string): number[] | undefined => {
+    for (const particle of SEPARABLE_PARTICLES) {
+      const verb = token.length - particle.length - 2;
+      if (verb < MIN_ZU_VERB || !token.startsWith(`${particle}zu`)) continue;
+      const found = withVerbEndings(particle + token.slice(particle.length + 2));
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+
   const compute = (token: string): Resolution => {
     if (index.ignored.has(token)) return null;
     if (token.length > MAX_WORD_LENGTH) return UNKNOWN;
     const known = withVerbEndings(token);
     if (known !== undefined) return [exactPart(known)];
     if (isNumber(token)) return UNKNOWN;
+    const infinitive = withoutZu(token);
+    if (infinitive !== undefined) return [exactPart(infinitive)];
     const parts = compounds.split(token);
     if (parts !== undefined) return parts.map(exactPart);
     const stem = stemGerman(token);
