@@ -203,6 +203,10 @@ export function readMessage(
       found ||= reading.outcome.kind !== 'none';
       if (reading.outcome.kind === 'answer') {
         current = contextAfter(reading, current, reading.outcome.match.entry);
+      } else if (reading.outcome.kind === 'clarify') {
+        // "429 again. How long until I can use it?": a sentence that names a topic without
+        // settling it still tells what the next question is about.
+        current = { previous: reading.units, topics: current.topics };
       }
     }
     // "Bei mir kommt immer 401. Woran kann das liegen?": the question is about the sentence before.
