@@ -14,6 +14,7 @@
  */
 import type { Language } from '../../core-adapter.js';
 import { DEFAULT_SERVICE_FACTS, type PlanFacts, type ServiceFacts } from '../service-facts.js';
+import { englishBaseForm } from '../text/english-irregular.js';
 import { stemEnglish, stemGerman } from '../text/stemmers.js';
 import { QUESTION_WORDS, STOP_WORDS } from '../text/stop-words.js';
 import { foldText, isNumber, tokenize } from '../text/tokenize.js';
@@ -70,10 +71,13 @@ const PLAN_ITEM = '{plan}';
 /** German verb endings the stemmer leaves alone (as in `matching/term-resolver.ts`). */
 const VERB_ENDINGS = ['est', 'et', 'st', 't'] as const;
 
-/** The forms under which a word is found: itself and its stems in both languages. */
+/**
+ * The forms under which a word is found: itself, its stems in both languages and, for an
+ * irregular English verb form, its base form.
+ */
 export function formsOf(word: string): string[] {
   if (isNumber(word)) return [word];
-  const forms = [word, stemGerman(word), stemEnglish(word)];
+  const forms = [word, stemGerman(word), stemEnglish(word), englishBaseForm(word) ?? ''];
   return forms.filter((form, i) => form.length > 0 && forms.indexOf(form) === i);
 }
 

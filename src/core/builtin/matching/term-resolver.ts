@@ -132,12 +132,18 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     if (token.length < 3 || token.length > 4 || isNumber(token) || isEnglishWord(token)) {
       return null;
     }
+    // The first letter is rarely the one mistyped: "kee" is "key" rather than "see".
     const concepts: number[] = [];
+    const sameStart: number[] = [];
     for (const [form, concept] of shortForms) {
       if (Math.abs(form.length - token.length) > 1 || concepts.includes(concept)) continue;
-      if (boundedEditDistance(token, form, 1) <= 1) concepts.push(concept);
+      if (boundedEditDistance(token, form, 1) <= 1) {
+        concepts.push(concept);
+        if (form[0] === token[0]) sameStart.push(concept);
+      }
     }
-    return concepts.length > 0 ? { concepts, certainty: TYPO_CERTAINTY } : null;
+    const found = sameStart.length > 0 ? sameStart : concepts;
+    return found.length > 0 ? { concepts: found, certainty: TYPO_CERTAINTY } : null;
   };
   const shortStopWords = [...index.ignored].filter((word) => word.length >= 3 && word.length <= 5);
   const stopWordTypo = (token: string): boolean =>
