@@ -145,6 +145,24 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     const found = sameStart.length > 0 ? sameStart : concepts;
     return found.length > 0 ? { concepts: found, certainty: TYPO_CERTAINTY } : null;
   };
+  /**
+   * "limt" → `limit`: a word of 3 or 4 letters that is one letter short of a vocabulary word
+   * with the same first letter, and no English word. A dropped letter is the common typo of
+   * short words, and unlike a changed one rarely makes another real word.
+   */
+  const missingLetter = (token: string): number[] | undefined => {
+    if (token.length < 3 || token.length > 4 || isNumber(token) || isEnglishWord(token)) {
+      return undefined;
+    }
+    const concepts: number[] = [];
+    for (const [form, concept] of shortForms) {
+      if (form.length !== token.length + 1 || form[0] !== token[0]) continue;
+      if (!concepts.includes(concept) && boundedEditDistance(token, form, 1) <= 1) {
+        concepts.push(concept);
+      }
+    }
+    return concepts.length > 0 ? concepts : undefined;
+  };
   const shortStopWords = [...index.ignored].filter((word) => word.length >= 3 && word.length <= 5);
   const stopWordTypo = (token: string): boolean =>
     token.length >= 3 &&
@@ -176,18 +194,23 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     const corrected =
       typos.nearest(token) ??
       (stem !== token ? typos.nearest(stem) : undefined) ??
-      nearestWithoutEnding(token);
+      nearestWithoutEnding(token) ??
+      missingLetter(token);
     if (corrected !== undefined) return [{ concepts: corrected, certainty: TYPO_CERTAINTY }];
     // "wht", "ovr", "teh": a short misspelt stop word carries no topic either.
     return stopWordTypo(token) ? null : UNKNOWN;
   };
 
   const answerWords = new BoundedCache<string, readonly number[]>(CACHE_LIMIT);
+  const answerTypos = createTypoSearch(index.answerForms);
   const NO_WORDS: readonly number[] = [];
   const findAnswerWords = (token: string): readonly number[] => {
     if (index.ignored.has(token) || token.length > MAX_WORD_LENGTH) return NO_WORDS;
     const ids = new Set(formsOf(token).flatMap((form) => index.answerForms.get(form) ?? []));
-    return ids.size === 0 ? NO_WORDS : [...ids];
+    if (ids.size > 0) return [...ids];
+    // "östereich" for the answer's "Österreich"; a real English word is no typo.
+    if (isEnglishWord(token)) return NO_WORDS;
+    return answerTypos.nearest(token) ?? NO_WORDS;
   };
 
   return {
