@@ -241,6 +241,8 @@ export function readMessage(
       if (reading.outcome.kind === 'none' && segment.talk && !segment.question) continue;
       clauses.push({ question: segment.question, reading });
       found ||= reading.outcome.kind !== 'none';
+      const second = parts.interpreter.remainder(reading);
+      if (second !== undefined) clauses.push({ question: segment.question, reading: second });
       if (reading.outcome.kind === 'answer') {
         current = contextAfter(reading, current, reading.outcome.match.entry);
       } else if (reading.outcome.kind === 'clarify') {

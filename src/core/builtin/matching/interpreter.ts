@@ -219,7 +219,16 @@ export interface Interpreter {
   parse(tokens: readonly string[], upset?: boolean): ParsedClause;
   /** Reads a parsed clause in the light of the conversation. */
   interpret(clause: ParsedClause, context: ReadingContext): Interpretation;
+  /**
+   * A second question in the same clause ("Ich brauche Adminrechte und eine neue Maus"): the
+   * words of the clause the answer does not explain, when they make a confident answer of
+   * their own about another entry.
+   */
+  remainder(reading: Interpretation): Interpretation | undefined;
 }
+
+/** The words left over must name at least this many concepts to ask something of their own. */
+const MIN_REMAINDER = 2;
 
 /**
  * The message's units plus the previous query's, weakened. A carried word is dropped when
@@ -537,7 +546,26 @@ export function createInterpreter(
     return Object.assign({}, combined, { outcome: { kind: 'answer' as const, match } });
   };
 
+  const remainder = (answered: Interpretation): Interpretation | undefined => {
+    if (answered.outcome.kind !== 'answer') return undefined;
+    const { entry } = answered.outcome.match;
+    const rest = answered.own.filter(
+      (unit) =>
+        unit.concepts.length > 0 &&
+        !unit.concepts.some((c) => entry.concepts.has(c) || entry.exampleConcepts.has(c)),
+    );
+    if (rest.length < MIN_REMAINDER) return undefined;
+    const second = reading(rest, rest, []);
+    const { outcome } = second;
+    return outcome.kind === 'answer' &&
+      outcome.match.entry !== entry &&
+      outcome.match.confidence >= threshold
+      ? second
+      : undefined;
+  };
+
   return {
+    remainder,
     parse(tokens, upset = false) {
       const own = upset
         ? unitsOf(tokens).map((unit) =>
