@@ -32,3 +32,42 @@ export function withAttributeWords(words: Iterable<string>, texts: readonly stri
   }
   return all;
 }
+
+/** Two words that ask for the attribute together: "wie lange", "how much". */
+const ASKING_PAIRS: ReadonlyArray<readonly [string, string, Attribute]> = [
+  ['wie', 'lange', 'duration'],
+  ['how', 'long', 'duration'],
+  ['wie', 'viel', 'cost'],
+  ['how', 'much', 'cost'],
+];
+/** Words that ask for the attribute on their own, whatever the rest of the question. */
+const ASKING_WORDS: ReadonlyMap<string, Attribute> = new Map([
+  ['dauert', 'duration'],
+  ['dauern', 'duration'],
+  ['kostet', 'cost'],
+  ['costs', 'cost'],
+  ['teuer', 'cost'],
+  ['expensive', 'cost'],
+]);
+
+/**
+ * The attribute a question of any length asks for, by words that ask nothing else ("wie
+ * lange", "how long" right before a verb or noun, "kostet"); "how long can a message be" asks
+ * a length, so "how long" followed by "can", "is" or "are" does not count.
+ */
+export function attributeNamed(tokens: readonly string[]): Attribute | undefined {
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] ?? '';
+    const single = ASKING_WORDS.get(token);
+    if (single !== undefined) return single;
+    for (const [first, second, attribute] of ASKING_PAIRS) {
+      if (token !== first || tokens[i + 1] !== second) continue;
+      if (attribute === 'duration' && LENGTH_VERBS.has(tokens[i + 2] ?? '')) continue;
+      return attribute;
+    }
+  }
+  return undefined;
+}
+
+/** "how long can / is / darf ...": a length, not a duration. */
+const LENGTH_VERBS = new Set('can is are may darf kann ist sind'.split(' '));

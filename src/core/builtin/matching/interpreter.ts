@@ -23,6 +23,7 @@ import {
   ATTRIBUTE_IN_ANSWER,
   ATTRIBUTE_WORDS,
   type Attribute,
+  attributeNamed,
 } from '../knowledge/answer-attributes.js';
 import { formsOf, type IndexedEntry, type KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { isEnglishWord } from '../text/english-words.js';
@@ -142,6 +143,32 @@ function attributeAsked(
   return undefined;
 }
 
+/** A question asking an attribute must name this many known words to prefer an entry. */
+const MIN_ATTRIBUTE_TOPIC = 2;
+/** A candidate that gives the attribute asked may come first from this share of the best. */
+const ATTRIBUTE_MARGIN = 0.7;
+
+/**
+ * "Wie lange merkt ihr euch einen Chatverlauf?": of entries close to each other, the one whose
+ * answer gives what is asked (a duration, a price) comes first, at the best one's confidence,
+ * and the best one steps back to the margin (no clarifying question between them).
+ */
+function preferGiving(candidates: Match[], gives: readonly boolean[]): Match[] {
+  const top = candidates[0];
+  if (top === undefined || gives[top.entry.position]) return candidates;
+  const giving = candidates.find(
+    (match) => gives[match.entry.position] && match.confidence >= top.confidence * ATTRIBUTE_MARGIN,
+  );
+  if (giving === undefined) return candidates;
+  const first = Object.assign({}, giving, { confidence: top.confidence, rank: top.rank });
+  const stepped = Object.assign({}, top, {
+    confidence: top.confidence * ATTRIBUTE_MARGIN * ATTRIBUTE_MARGIN,
+    rank: top.rank * ATTRIBUTE_MARGIN * ATTRIBUTE_MARGIN,
+  });
+  const rest = candidates.filter((match) => match !== top && match !== giving);
+  return [first, ...rest, stepped].sort((a, b) => b.rank - a.rank);
+}
+
 /** Per attribute and entry: whether the entry's answer gives it (in either language). */
 function attributeTable(index: KnowledgeIndex): Record<Attribute, boolean[]> {
   const gives = (pattern: RegExp) =>
@@ -227,7 +254,10 @@ export interface Interpreter {
   remainder(reading: Interpretation): Interpretation | undefined;
 }
 
-/** The words left over must name at least this many concepts to ask something of their own. */
+/**
+ * The words left over must name at least this many concepts, and the second entry contain
+ * as many of them, to ask something of their own.
+ */
 const MIN_REMAINDER = 2;
 
 /**
@@ -394,6 +424,7 @@ export function createInterpreter(
     units: readonly QueryUnit[],
     own: readonly QueryUnit[],
     topics: readonly IndexedEntry[],
+    asked?: Attribute,
   ): Interpretation => {
     let candidates = matcher.score(units);
     const topic = topics[0];
@@ -410,6 +441,7 @@ export function createInterpreter(
         .sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
     }
     candidates = candidates.filter((match) => matchesOwn(match, own, index));
+    if (asked !== undefined) candidates = preferGiving(candidates, attributes[asked]);
     return {
       units,
       own,
@@ -559,7 +591,8 @@ export function createInterpreter(
     const { outcome } = second;
     return outcome.kind === 'answer' &&
       outcome.match.entry !== entry &&
-      outcome.match.confidence >= threshold
+      outcome.match.confidence >= threshold &&
+      outcome.match.words >= MIN_REMAINDER
       ? second
       : undefined;
   };
@@ -575,7 +608,9 @@ export function createInterpreter(
           )
         : unitsOf(tokens);
       const known = own.filter((unit) => unit.concepts.length > 0).length;
-      return { tokens, own, known, alone: reading(own, own, []) };
+      // "Und wie lange?" alone names no topic whose duration it could ask.
+      const asked = known >= MIN_ATTRIBUTE_TOPIC ? attributeNamed(tokens) : undefined;
+      return { tokens, own, known, alone: reading(own, own, [], asked) };
     },
     interpret({ tokens, own, known, alone }, context) {
       if (context.previous.length === 0 && context.topics.length === 0) return alone;
@@ -592,6 +627,7 @@ export function createInterpreter(
         carryOver(ownUnits, context.previous, index.alternatives),
         ownUnits,
         context.topics,
+        known >= MIN_ATTRIBUTE_TOPIC ? attributeNamed(tokens) : undefined,
       );
       if (asked !== undefined) {
         const byAttribute = withAttribute(asked, combined, context);
