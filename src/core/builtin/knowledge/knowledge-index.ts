@@ -59,6 +59,11 @@ export interface KnowledgeIndex {
   readonly plans: ReadonlyMap<number, PlanFacts>;
   /** Stop words plus the assistant's own name. */
   readonly ignored: ReadonlySet<string>;
+  /**
+   * Per concept known only as a word of keywords of several words ("life" of "shelf life"):
+   * the concepts of the other words of those keywords.
+   */
+  readonly phrasePartners: ReadonlyMap<number, ReadonlySet<number>>;
   /** The words of the answers: every form of an answer's word → its id. */
   readonly answerForms: ReadonlyMap<string, number>;
   /** Per answer word: the positions of the entries whose answer has it. */
@@ -143,6 +148,10 @@ interface EntryWords {
   readonly requires: string[][];
   /** The words of each example question. */
   readonly examples: string[][];
+  /** The words of each keyword of several words ("shelf life", "paper jam"). */
+  readonly phrases: string[][];
+  /** The words that are a keyword, topic word or required word on their own. */
+  readonly singles: string[];
 }
 
 function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
@@ -151,7 +160,8 @@ function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
     const requires = entry.requires.map((group) =>
       group.flatMap((item) => wordsOf(item, context, 'required word')),
     );
-    const keywords = entry.keywords.flatMap((item) => wordsOf(item, context, 'keyword'));
+    const keywordWords = entry.keywords.map((item) => wordsOf(item, context, 'keyword'));
+    const keywords = keywordWords.flat();
     const topicWords = [entry.topic.de, entry.topic.en].flatMap((topic) =>
       tokenize(topic).filter((word) => !context.ignored.has(word)),
     );
@@ -169,6 +179,12 @@ function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
       words: [...keywords, ...topicWords, ...requires.flat()],
       requires,
       examples,
+      phrases: keywordWords.filter((words) => words.length > 1),
+      singles: [
+        ...keywordWords.filter((words) => words.length === 1).flat(),
+        ...topicWords,
+        ...requires.flat(),
+      ],
     };
   });
 }
@@ -282,6 +298,38 @@ function ignoredWords(base: KnowledgeBase): Set<string> {
   const ignored = new Set([...STOP_WORDS, ...tokenize(base.name)]);
   for (const word of QUESTION_WORDS) if (used.has(word)) ignored.delete(word);
   return ignored;
+}
+
+/** The concepts known only inside keywords of several words, with their partners. */
+function phrasePartnersOf(
+  base: KnowledgeBase,
+  entryWords: readonly EntryWords[],
+  context: Context,
+  conceptOf: (word: string) => number | undefined,
+): Map<number, Set<number>> {
+  const single = new Set<number>();
+  const mark = (word: string) => {
+    const concept = conceptOf(word);
+    if (concept !== undefined) single.add(concept);
+  };
+  for (const { singles } of entryWords) singles.forEach(mark);
+  for (const group of [...base.synonyms, ...base.alternatives]) {
+    for (const item of group) for (const word of wordsOf(item, context, 'synonym')) mark(word);
+  }
+  context.planWords.forEach(mark);
+  const partners = new Map<number, Set<number>>();
+  for (const { phrases } of entryWords) {
+    for (const words of phrases) {
+      const concepts = words.flatMap((word) => conceptOf(word) ?? []);
+      for (const concept of concepts) {
+        if (single.has(concept)) continue;
+        const others = partners.get(concept) ?? new Set<number>();
+        for (const other of concepts) if (other !== concept) others.add(other);
+        partners.set(concept, others);
+      }
+    }
+  }
+  return partners;
 }
 
 /** Answer words shorter than this ("of", "in") say nothing about a topic. */
@@ -414,6 +462,7 @@ export function buildKnowledgeIndex(
     alternatives: buildAlternatives(base, context, conceptOf, plans),
     plans,
     ignored,
+    phrasePartners: phrasePartnersOf(base, entryWords, context, conceptOf),
     ...indexAnswers(answers, ignored, weigh),
   };
 }

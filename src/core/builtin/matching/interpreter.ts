@@ -119,6 +119,9 @@ function looksEnglish(tokens: readonly string[]): boolean {
  */
 const REAL_WORD = 4;
 
+/** How sure a word known only inside a keyword of several words is, without its partners. */
+const PARTIAL_CERTAINTY = 0.5;
+
 /** A word the knowledge base does not know, in a complaint: "keeps throwing", "seit heute morgen". */
 const VENTING_WEIGHT = 0.2;
 
@@ -407,7 +410,27 @@ export function createInterpreter(
       if (answer.length > 0 && unit !== undefined)
         units[first] = Object.assign({}, unit, { answer });
     }
-    return units;
+    return withoutPartners(units);
+  };
+
+  /**
+   * "meaning of life": a word the knowledge base knows only as part of a keyword of several
+   * words ("shelf life"), without any of the others, is weak evidence.
+   */
+  const withoutPartners = (units: QueryUnit[]): QueryUnit[] => {
+    if (index.phrasePartners.size === 0) return units;
+    const present = new Set(units.flatMap((unit) => unit.concepts));
+    return units.map((unit) => {
+      const alone =
+        unit.concepts.length > 0 &&
+        unit.concepts.every((concept) => {
+          const partners = index.phrasePartners.get(concept);
+          return partners !== undefined && ![...partners].some((other) => present.has(other));
+        });
+      return alone
+        ? Object.assign({}, unit, { certainty: unit.certainty * PARTIAL_CERTAINTY })
+        : unit;
+    });
   };
 
   // Example questions are read the way questions are, so that both meet in the same concepts.
