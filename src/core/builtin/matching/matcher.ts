@@ -122,9 +122,23 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
    * `weight` is what the unit adds to the question's total.
    */
   const addAnswer = (unit: QueryUnit, weight: number, keywordStamp: number) => {
-    const words = unit.answer;
-    if (words === undefined || words.length === 0 || weight <= 0) return;
+    const words = unit.answer ?? [];
+    if (weight <= 0) return;
     stamp += 1;
+    // The words of an entry's example questions count the same way as those of its answer.
+    for (const concept of unit.concepts) {
+      const gain =
+        unit.weight *
+        unit.certainty *
+        ANSWER_SHARE *
+        Math.min(weight, index.exampleIdf[concept] ?? 0);
+      for (const position of examplePostings[concept] ?? []) {
+        if (unitSeen[position] === keywordStamp || answerSeen[position] === stamp) continue;
+        answerSeen[position] = stamp;
+        wordCount[position] = (wordCount[position] ?? 0) + 1;
+        matched[position] = (matched[position] ?? 0) + gain;
+      }
+    }
     for (const word of words) {
       const gain =
         unit.weight * unit.certainty * ANSWER_SHARE * Math.min(weight, index.answerIdf[word] ?? 0);
@@ -184,7 +198,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         if (add > 0) total += unit.weight * add;
         unknown += add;
         unknownWanted += wanted;
-        if (unit.answer !== undefined) unknownUnits.push(unit);
+        if (unit.answer !== undefined || unit.concepts.length > 0) unknownUnits.push(unit);
         continue;
       }
       total += unit.weight * keywordIdf;
@@ -220,6 +234,18 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
    * words, few others) scores high even where the keywords alone are weak.
    */
   let examplesOf: ReadonlyArray<ReadonlyArray<Int32Array>> = index.entries.map((e) => e.examples);
+  /** Per concept: the entries whose example questions have it and whose keywords do not. */
+  let examplePostings: number[][] = [];
+  const postExamples = () => {
+    examplePostings = Array.from({ length: index.conceptCount }, () => []);
+    examplesOf.forEach((examples, position) => {
+      const concepts = index.entries[position]?.concepts;
+      for (const concept of new Set(examples.flatMap((example) => [...example]))) {
+        if (!concepts?.has(concept)) examplePostings[concept]?.push(position);
+      }
+    });
+  };
+  postExamples();
   const nearestExample = (entry: IndexedEntry, queryMark: number): number => {
     let best = 0;
     for (const example of examplesOf[entry.position] ?? []) {
@@ -247,6 +273,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   return {
     useExamples(examples) {
       examplesOf = examples;
+      postExamples();
     },
     score(units) {
       stamp += 1;
