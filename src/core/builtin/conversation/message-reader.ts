@@ -25,6 +25,8 @@ export interface ClauseReading {
   /** The clause is (part of) a sentence that asks something, or what such a sentence refers to. */
   question: boolean;
   readonly reading: Interpretation;
+  /** For a second question read from the words another clause's answer left over: that clause. */
+  readonly leftOverOf?: ClauseReading;
 }
 
 export interface MessageAnalysis {
@@ -239,10 +241,13 @@ export function readMessage(
       }
       // Words next to small talk that fit nothing ("thank you so much") ask nothing.
       if (reading.outcome.kind === 'none' && segment.talk && !segment.question) continue;
-      clauses.push({ question: segment.question, reading });
+      const first: ClauseReading = { question: segment.question, reading };
+      clauses.push(first);
       found ||= reading.outcome.kind !== 'none';
       const second = parts.interpreter.remainder(reading);
-      if (second !== undefined) clauses.push({ question: segment.question, reading: second });
+      if (second !== undefined) {
+        clauses.push({ question: segment.question, reading: second, leftOverOf: first });
+      }
       if (reading.outcome.kind === 'answer') {
         current = contextAfter(reading, current, reading.outcome.match.entry);
       } else if (reading.outcome.kind === 'clarify') {

@@ -257,10 +257,7 @@ export interface Interpreter {
   remainder(reading: Interpretation): Interpretation | undefined;
 }
 
-/**
- * The words left over must name at least this many concepts, and the second entry contain
- * as many of them, to ask something of their own.
- */
+/** The second entry must contain this many of the words left over (or match an example). */
 const MIN_REMAINDER = 2;
 
 /**
@@ -609,7 +606,7 @@ export function createInterpreter(
         unit.concepts.length > 0 &&
         !unit.concepts.some((c) => entry.concepts.has(c) || entry.exampleConcepts.has(c)),
     );
-    if (rest.length < MIN_REMAINDER) return undefined;
+    if (rest.length === 0) return undefined;
     const second = reading(rest, rest, []);
     const { outcome } = second;
     return outcome.kind === 'answer' &&
