@@ -39,7 +39,10 @@ export interface QueryUnit {
 export interface Match {
   readonly entry: IndexedEntry;
   readonly confidence: number;
-  /** The share of the question's weight the entry explains. */
+  /**
+   * The share of the question's weight the entry explains; a corrected typo counts in full
+   * here (it is explained), its lower certainty only in `confidence`.
+   */
   readonly coverage: number;
   /** How many words of the question the entry contains. */
   readonly words: number;
@@ -85,6 +88,8 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   const n = index.entries.length;
   // Scratch arrays reused by every query: matching runs on every request.
   const matched = new Float64Array(n);
+  /** `matched` without the typos' lower certainty: how much of the question the entry explains. */
+  const explained = new Float64Array(n);
   const unitBest = new Float64Array(n);
   const wordCount = new Int32Array(n);
   const unitSeen = new Int32Array(n);
@@ -112,6 +117,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       wordCount[position] = (wordCount[position] ?? 0) + 1;
       const gain = unit.weight * unit.certainty * (unitBest[position] ?? 0);
       matched[position] = (matched[position] ?? 0) + gain;
+      explained[position] = (explained[position] ?? 0) + gain / unit.certainty;
     }
   };
 
@@ -137,6 +143,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         answerSeen[position] = stamp;
         wordCount[position] = (wordCount[position] ?? 0) + 1;
         matched[position] = (matched[position] ?? 0) + gain;
+        explained[position] = (explained[position] ?? 0) + gain / unit.certainty;
       }
     }
     for (const word of words) {
@@ -147,6 +154,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         answerSeen[position] = stamp;
         wordCount[position] = (wordCount[position] ?? 0) + 1;
         matched[position] = (matched[position] ?? 0) + gain;
+        explained[position] = (explained[position] ?? 0) + gain / unit.certainty;
       }
     }
   };
@@ -162,6 +170,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
    */
   const accumulate = (units: readonly QueryUnit[], queryMark: number): number => {
     matched.fill(0);
+    explained.fill(0);
     wordCount.fill(0);
     let total = 0;
     let unknown = 0;
@@ -290,6 +299,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         if (m <= 0 && (example <= 0 || (!met && entry.planBound))) continue;
         const coverage = total > 0 ? m / total : 0;
         const confidence = Math.max(coverage * Math.min(1, m / FULL_EVIDENCE), example);
+        const share = total > 0 && met ? (explained[entry.position] ?? 0) / total : 0;
         const bonus = entry.requires.length > 0 && met ? SPECIFIC_BONUS : 0;
         const counted = wordCount[entry.position] ?? 0;
         // A close example question is evidence of its own, as strong as its similarity.
@@ -297,7 +307,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         matches.push({
           entry,
           confidence,
-          coverage: byExample ? example : coverage,
+          coverage: byExample ? Math.max(example, share) : share,
           words: byExample ? Math.max(counted, MIN_SHARED) : counted,
           evidence: byExample ? Math.max(m, FULL_EVIDENCE) : m,
           // An example asked almost word for word decides between entries that tie.
