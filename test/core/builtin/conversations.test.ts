@@ -204,13 +204,13 @@ function expectFloors(
 }
 
 describe('development part of the new categories (tuned on)', () => {
-  it('passes at least 90 % overall and half of every category', async () => {
+  it('passes at least 95 % overall and half of every category', async () => {
     const results = await playPart(
       'development part',
       [PLAUDER_DEV, SHOP_DEV, HELPDESK_DEV],
       HELD_OUT_CATEGORIES,
     );
-    expectFloors(results, 0.9, 0.5);
+    expectFloors(results, 0.95, 0.5);
   });
 });
 
@@ -240,7 +240,7 @@ describe('first held-out part (development since the second was written)', () =>
  * and only the third measures generalization. The floors are what the core reaches.
  */
 const HELD_OUT_2_FLOOR = 0.9;
-const HELD_OUT_2_CATEGORY_FLOOR = 0.75;
+const HELD_OUT_2_CATEGORY_FLOOR = 0.8;
 
 describe('second held-out part (development since the third was written)', () => {
   it('passes the floor overall and in every category, over all three knowledge bases', async () => {
