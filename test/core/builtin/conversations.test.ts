@@ -210,13 +210,13 @@ function expectFloors(
 }
 
 describe('development part of the new categories (tuned on)', () => {
-  it('passes at least 90 % overall and half of every category', async () => {
+  it('passes at least 95 % overall and half of every category', async () => {
     const results = await playPart(
       'development part',
       [PLAUDER_DEV, SHOP_DEV, HELPDESK_DEV],
       HELD_OUT_CATEGORIES,
     );
-    expectFloors(results, 0.9, 0.5);
+    expectFloors(results, 0.95, 0.5);
   });
 });
 
@@ -226,8 +226,8 @@ describe('development part of the new categories (tuned on)', () => {
  * generalize worse fails here; raise them when it gets better.
  */
 /** What the core reached on the held-out part (the goal is 90 % overall, 80 % per category). */
-const HELD_OUT_FLOOR = 0.85;
-const HELD_OUT_CATEGORY_FLOOR = 0.7;
+const HELD_OUT_FLOOR = 0.9;
+const HELD_OUT_CATEGORY_FLOOR = 0.8;
 
 describe('first held-out part (development since the second was written)', () => {
   it('passes the floor overall and in every category, over all three knowledge bases', async () => {
@@ -242,13 +242,13 @@ describe('first held-out part (development since the second was written)', () =>
 
 /**
  * The second held-out part (`suite/held-out-2.ts`): written before the core was tuned
- * again and never tuned on; the first held-out part has been looked at since, so only this
- * one measures generalization. The floors are what the core reaches.
+ * again; it has been tuned on since the third part was written, so it is development now
+ * and only the third measures generalization. The floors are what the core reaches.
  */
-const HELD_OUT_2_FLOOR = 0.8;
-const HELD_OUT_2_CATEGORY_FLOOR = 0.6;
+const HELD_OUT_2_FLOOR = 0.9;
+const HELD_OUT_2_CATEGORY_FLOOR = 0.8;
 
-describe('second held-out part (never tuned on)', () => {
+describe('second held-out part (development since the third was written)', () => {
   it('passes the floor overall and in every category, over all three knowledge bases', async () => {
     const results = await playPart(
       'second held-out part',

@@ -25,6 +25,8 @@ export interface ClauseReading {
   /** The clause is (part of) a sentence that asks something, or what such a sentence refers to. */
   question: boolean;
   readonly reading: Interpretation;
+  /** For a second question read from the words another clause's answer left over: that clause. */
+  readonly leftOverOf?: ClauseReading;
 }
 
 export interface MessageAnalysis {
@@ -55,13 +57,31 @@ const CLAUSE_STARTS = new Set(
   ),
 );
 const CONJUNCTIONS = new Set(['und', 'and', 'sowie', 'also']);
+/** Question words that start a new question after a comma: "..., when does it reset?". */
+const QUESTION_STARTS = new Set(
+  'wie was wann wo warum wieso weshalb wer how what when where why which who'.split(' '),
+);
+/** A clause of fewer words before the comma is no statement of its own ("Hi, wie ..."). */
+const MIN_CLAUSE_BEFORE_COMMA = 3;
 
-/** Splits after "und"/"and" when a question word follows, or at ", und" / ", and". */
+/**
+ * Splits after "und"/"and" when a question word follows, at ", und" / ", and", and at a
+ * comma followed by a question word.
+ */
 function splitClauses(tokens: readonly string[], commas: ReadonlySet<number>): string[][] {
   let current: string[] = [];
   const clauses: string[][] = [current];
   tokens.forEach((token, i) => {
     const next = tokens[i + 1];
+    if (
+      commas.has(i) &&
+      QUESTION_STARTS.has(token) &&
+      current.length >= MIN_CLAUSE_BEFORE_COMMA &&
+      i < tokens.length - 1
+    ) {
+      current = [];
+      clauses.push(current);
+    }
     const newClause =
       CONJUNCTIONS.has(token) &&
       current.length >= 2 &&
@@ -86,6 +106,28 @@ function commaPositions(text: string, limit: number): Set<number> {
     if (i > 0) positions.add(count);
     count += tokenize(part, limit).length;
   });
+  return positions;
+}
+
+/**
+ * The comma positions among `kept`, the tokens left after tone and small talk were taken
+ * out of `tokens` (a comma before a word taken out goes to the next word kept).
+ */
+function keptCommas(
+  tokens: readonly string[],
+  kept: readonly string[],
+  commas: ReadonlySet<number>,
+): Set<number> {
+  const positions = new Set<number>();
+  let pending = false;
+  let j = 0;
+  for (let i = 0; i < tokens.length && j < kept.length; i++) {
+    pending ||= commas.has(i);
+    if (tokens[i] !== kept[j]) continue;
+    if (pending) positions.add(j);
+    pending = false;
+    j += 1;
+  }
   return positions;
 }
 
@@ -164,7 +206,7 @@ function parseMessage(parts: ReaderParts, message: string, options: ReadOptions)
     const talk = parts.smallTalk.detect(tone.rest);
     for (const kind of talk.kinds) if (!kinds.includes(kind)) kinds.push(kind);
     const commas = segment.text.includes(',')
-      ? commaPositions(segment.text, tokens.length)
+      ? keptCommas(tokens, talk.rest, commaPositions(segment.text, tokens.length))
       : NO_COMMAS;
     const clauses: ParsedClause[] = [];
     for (const clause of splitClauses(talk.rest, commas)) {
@@ -199,10 +241,19 @@ export function readMessage(
       }
       // Words next to small talk that fit nothing ("thank you so much") ask nothing.
       if (reading.outcome.kind === 'none' && segment.talk && !segment.question) continue;
-      clauses.push({ question: segment.question, reading });
+      const first: ClauseReading = { question: segment.question, reading };
+      clauses.push(first);
       found ||= reading.outcome.kind !== 'none';
+      const second = parts.interpreter.remainder(reading);
+      if (second !== undefined) {
+        clauses.push({ question: segment.question, reading: second, leftOverOf: first });
+      }
       if (reading.outcome.kind === 'answer') {
         current = contextAfter(reading, current, reading.outcome.match.entry);
+      } else if (reading.outcome.kind === 'clarify') {
+        // "429 again. How long until I can use it?": a sentence that names a topic without
+        // settling it still tells what the next question is about.
+        current = { previous: reading.units, topics: current.topics };
       }
     }
     // "Bei mir kommt immer 401. Woran kann das liegen?": the question is about the sentence before.

@@ -92,7 +92,10 @@ function chooseAnswers(clauses: readonly ClauseReading[]): ClauseReading[] {
   const confidence = (clause: ClauseReading) =>
     clause.reading.outcome.kind === 'answer' ? clause.reading.outcome.match.confidence : 0;
   const best = [...answered].sort((a, b) => confidence(b) - confidence(a))[0];
-  return best === undefined ? [] : [best];
+  // "Ich brauche Adminrechte und eine neue Maus": the statement's second request too.
+  return best === undefined
+    ? []
+    : [best, ...answered.filter((clause) => clause.leftOverOf === best)];
 }
 
 function answersOf(parts: Parts, clauses: readonly ClauseReading[], language: Language): string[] {

@@ -173,11 +173,47 @@ const NATURE_OF_YOU = new Set(
 /** How far after the opener the nature word may come ("are you actually a real person"). */
 const NATURE_WINDOW = 5;
 
+/** Who may be answering: "is a human or a machine answering me?", "antwortet mir ein Mensch?". */
+const WHO_ANSWERS = new Set(
+  'human mensch person machine maschine bot chatbot robot roboter mitarbeiter employee'.split(' '),
+);
+const ANSWERING = new Set(
+  'answering replying responding writing talking antwortet schreibt spricht'.split(' '),
+);
+const ME = new Set(['me', 'mir', 'mich']);
+/** How far apart the words of such a question may be. */
+const WHO_WINDOW = 6;
+
+/** The span of "is a human or a machine answering me?": who answers, and "me". */
+function whoAnswers(words: readonly string[]): [number, number] | undefined {
+  const verb = words.findIndex((word) => ANSWERING.has(word));
+  if (verb < 0 || !words.some((word, i) => ME.has(word) && Math.abs(i - verb) <= 2)) {
+    return undefined;
+  }
+  let start = verb;
+  let end = verb + 1;
+  for (let k = Math.max(0, verb - WHO_WINDOW); k < Math.min(words.length, verb + WHO_WINDOW); k++) {
+    if (!WHO_ANSWERS.has(words[k] ?? '') && !ME.has(words[k] ?? '')) continue;
+    start = Math.min(start, k);
+    end = Math.max(end, k + 1);
+  }
+  const named = words.slice(start, end).some((word) => WHO_ANSWERS.has(word));
+  if (!named) return undefined;
+  // "is a ...": the verb that opens the question belongs to it.
+  if (start > 0 && ['is', 'ist'].includes(words[start - 1] ?? '')) start -= 1;
+  return [start, end];
+}
+
 /**
  * A question about what the assistant is ("Are you a real person?", "Bist du ein echter
- * Mensch oder ein Programm?"): the span of tokens it takes, or undefined.
+ * Mensch oder ein Programm?", "Is a human answering me?"): the span of tokens it takes, or
+ * undefined.
  */
 function selfQuestion(words: readonly string[]): [number, number] | undefined {
+  return openedSelfQuestion(words) ?? whoAnswers(words);
+}
+
+function openedSelfQuestion(words: readonly string[]): [number, number] | undefined {
   for (let at = 0; at < words.length; at++) {
     for (const opener of SELF_OPENERS) {
       if (!opener.every((word, i) => words[at + i] === word)) continue;

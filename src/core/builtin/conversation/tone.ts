@@ -112,13 +112,25 @@ for (const phrase of PHRASES) {
   else PHRASES_BY_FIRST.set(first, [phrase]);
 }
 
+/** Spoken forms of the phrases' words: "zu nix zu gebrauchen". */
+const SPOKEN = new Map([
+  ['nix', 'nichts'],
+  ['nuscht', 'nichts'],
+  ['nen', 'einen'],
+  ['ya', 'you'],
+  ['u', 'you'],
+  ['r', 'are'],
+]);
+const written = (token: string | undefined) =>
+  token === undefined ? '' : (SPOKEN.get(token) ?? token);
+
 /** The phrase that starts at `tokens[i]`, if any (no callbacks: this runs for every token). */
 function phraseAt(tokens: readonly string[], i: number): readonly string[] | undefined {
-  const candidates = PHRASES_BY_FIRST.get(tokens[i] ?? '');
+  const candidates = PHRASES_BY_FIRST.get(written(tokens[i]));
   if (candidates === undefined) return undefined;
   for (const words of candidates) {
     let k = 1;
-    while (k < words.length && tokens[i + k] === words[k]) k++;
+    while (k < words.length && written(tokens[i + k]) === words[k]) k++;
     if (k === words.length) return words;
   }
   return undefined;

@@ -14,9 +14,11 @@
  */
 import type { Language } from '../../core-adapter.js';
 import { DEFAULT_SERVICE_FACTS, type PlanFacts, type ServiceFacts } from '../service-facts.js';
+import { englishBaseForm } from '../text/english-irregular.js';
 import { stemEnglish, stemGerman } from '../text/stemmers.js';
 import { QUESTION_WORDS, STOP_WORDS } from '../text/stop-words.js';
 import { foldText, isNumber, tokenize } from '../text/tokenize.js';
+import { withAttributeWords } from './answer-attributes.js';
 import { isPlaceholder, needsPlan, placeholdersIn, renderAnswer } from './answer-template.js';
 import type { KnowledgeBase, KnowledgeEntry, Located, ProblemList } from './knowledge-base.js';
 
@@ -57,16 +59,30 @@ export interface KnowledgeIndex {
   readonly plans: ReadonlyMap<number, PlanFacts>;
   /** Stop words plus the assistant's own name. */
   readonly ignored: ReadonlySet<string>;
+  /**
+   * Per concept known only as a word of keywords of several words ("life" of "shelf life"):
+   * the concepts of the other words of those keywords.
+   */
+  readonly phrasePartners: ReadonlyMap<number, ReadonlySet<number>>;
+  /** The words of the answers: every form of an answer's word → its id. */
+  readonly answerForms: ReadonlyMap<string, number>;
+  /** Per answer word: the positions of the entries whose answer has it. */
+  readonly answerPostings: ReadonlyArray<readonly number[]>;
+  /** Per answer word: its IDF over the answers, as `idf`. */
+  readonly answerIdf: Float64Array;
 }
 
 const PLAN_ITEM = '{plan}';
 /** German verb endings the stemmer leaves alone (as in `matching/term-resolver.ts`). */
 const VERB_ENDINGS = ['est', 'et', 'st', 't'] as const;
 
-/** The forms under which a word is found: itself and its stems in both languages. */
+/**
+ * The forms under which a word is found: itself, its stems in both languages and, for an
+ * irregular English verb form, its base form.
+ */
 export function formsOf(word: string): string[] {
   if (isNumber(word)) return [word];
-  const forms = [word, stemGerman(word), stemEnglish(word)];
+  const forms = [word, stemGerman(word), stemEnglish(word), englishBaseForm(word) ?? ''];
   return forms.filter((form, i) => form.length > 0 && forms.indexOf(form) === i);
 }
 
@@ -132,6 +148,10 @@ interface EntryWords {
   readonly requires: string[][];
   /** The words of each example question. */
   readonly examples: string[][];
+  /** The words of each keyword of several words ("shelf life", "paper jam"). */
+  readonly phrases: string[][];
+  /** The words that are a keyword, topic word or required word on their own. */
+  readonly singles: string[];
 }
 
 function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
@@ -140,7 +160,8 @@ function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
     const requires = entry.requires.map((group) =>
       group.flatMap((item) => wordsOf(item, context, 'required word')),
     );
-    const keywords = entry.keywords.flatMap((item) => wordsOf(item, context, 'keyword'));
+    const keywordWords = entry.keywords.map((item) => wordsOf(item, context, 'keyword'));
+    const keywords = keywordWords.flat();
     const topicWords = [entry.topic.de, entry.topic.en].flatMap((topic) =>
       tokenize(topic).filter((word) => !context.ignored.has(word)),
     );
@@ -158,6 +179,12 @@ function collectWords(base: KnowledgeBase, context: Context): EntryWords[] {
       words: [...keywords, ...topicWords, ...requires.flat()],
       requires,
       examples,
+      phrases: keywordWords.filter((words) => words.length > 1),
+      singles: [
+        ...keywordWords.filter((words) => words.length === 1).flat(),
+        ...topicWords,
+        ...requires.flat(),
+      ],
     };
   });
 }
@@ -273,6 +300,77 @@ function ignoredWords(base: KnowledgeBase): Set<string> {
   return ignored;
 }
 
+/** The concepts known only inside keywords of several words, with their partners. */
+function phrasePartnersOf(
+  base: KnowledgeBase,
+  entryWords: readonly EntryWords[],
+  context: Context,
+  conceptOf: (word: string) => number | undefined,
+): Map<number, Set<number>> {
+  const single = new Set<number>();
+  const mark = (word: string) => {
+    const concept = conceptOf(word);
+    if (concept !== undefined) single.add(concept);
+  };
+  for (const { singles } of entryWords) singles.forEach(mark);
+  for (const group of [...base.synonyms, ...base.alternatives]) {
+    for (const item of group) for (const word of wordsOf(item, context, 'synonym')) mark(word);
+  }
+  context.planWords.forEach(mark);
+  const partners = new Map<number, Set<number>>();
+  for (const { phrases } of entryWords) {
+    for (const words of phrases) {
+      const concepts = words.flatMap((word) => conceptOf(word) ?? []);
+      for (const concept of concepts) {
+        if (single.has(concept)) continue;
+        const others = partners.get(concept) ?? new Set<number>();
+        for (const other of concepts) if (other !== concept) others.add(other);
+        partners.set(concept, others);
+      }
+    }
+  }
+  return partners;
+}
+
+/** Answer words shorter than this ("of", "in") say nothing about a topic. */
+const MIN_ANSWER_WORD = 3;
+
+/**
+ * The words of the entries' answers in both languages (a plan-bound answer for every plan):
+ * a question may name what an answer says rather than what its keywords list.
+ */
+function indexAnswers(
+  answers: ReadonlyArray<readonly string[]>,
+  ignored: ReadonlySet<string>,
+  weigh: (df: number) => number,
+) {
+  const answerForms = new Map<string, number>();
+  const answerPostings: number[][] = [];
+  answers.forEach((texts, position) => {
+    const words = new Set(
+      withAttributeWords(
+        texts.flatMap((text) => tokenize(text)),
+        texts,
+      ),
+    );
+    for (const word of words) {
+      if (word.length < MIN_ANSWER_WORD || ignored.has(word)) continue;
+      for (const form of formsOf(word)) {
+        let id = answerForms.get(form);
+        if (id === undefined) {
+          id = answerPostings.length;
+          answerForms.set(form, id);
+          answerPostings.push([]);
+        }
+        const list = answerPostings[id] as number[];
+        if (list.at(-1) !== position) list.push(position);
+      }
+    }
+  });
+  const answerIdf = Float64Array.from(answerPostings, (list) => weigh(list.length));
+  return { answerForms, answerPostings, answerIdf };
+}
+
 /** Builds the index; problems go to `problems` (the caller throws them). */
 export function buildKnowledgeIndex(
   base: KnowledgeBase,
@@ -336,6 +434,13 @@ export function buildKnowledgeIndex(
           : fixed[language],
     };
   });
+  const answers = entries.map((indexed) =>
+    (['de', 'en'] as const).flatMap((language) =>
+      indexed.planBound
+        ? facts.plans.map((plan) => indexed.answer(language, plan))
+        : [indexed.answer(language)],
+    ),
+  );
   const byId = new Map(entries.map((indexed) => [indexed.entry.id, indexed]));
   const offer = base.offer.flatMap((item) => byId.get(item.text) ?? []);
   const plans = new Map<number, PlanFacts>();
@@ -357,5 +462,7 @@ export function buildKnowledgeIndex(
     alternatives: buildAlternatives(base, context, conceptOf, plans),
     plans,
     ignored,
+    phrasePartners: phrasePartnersOf(base, entryWords, context, conceptOf),
+    ...indexAnswers(answers, ignored, weigh),
   };
 }

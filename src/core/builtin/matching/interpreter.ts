@@ -19,11 +19,17 @@
  * reaches `UNSURE_FACTOR` of it and clearly beats the next entry; two entries close to
  * each other in that band make a clarifying question; below it, nothing fits.
  */
+import {
+  ATTRIBUTE_IN_ANSWER,
+  ATTRIBUTE_WORDS,
+  type Attribute,
+  attributeNamed,
+} from '../knowledge/answer-attributes.js';
 import { formsOf, type IndexedEntry, type KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { isEnglishWord } from '../text/english-words.js';
 import { tokenize } from '../text/tokenize.js';
 import { type Match, type Matcher, type QueryUnit, UNKNOWN_WORD_WEIGHT } from './matcher.js';
-import type { TermPart, TermResolver } from './term-resolver.js';
+import { SEPARABLE_PARTICLES, type TermPart, type TermResolver } from './term-resolver.js';
 
 type Outcome =
   | { readonly kind: 'answer'; readonly match: Match }
@@ -113,28 +119,19 @@ function looksEnglish(tokens: readonly string[]): boolean {
  */
 const REAL_WORD = 4;
 
+/** How sure a word known only inside a keyword of several words is, without its partners. */
+const PARTIAL_CERTAINTY = 0.5;
+
 /** A word the knowledge base does not know, in a complaint: "keeps throwing", "seit heute morgen". */
 const VENTING_WEIGHT = 0.2;
 
 /** "The other one", "den anderen": the alternative to the word of the previous question. */
 const OTHER = new Set('other others andere anderen anderer anderes andern anderem'.split(' '));
 
-/** What a short follow-up may ask about the topic. */
-type Attribute = 'duration' | 'cost';
 /** A follow-up of at most this many words that are not stop words is short. */
 const SHORT_QUESTION = 4;
 /** Below this (confidence plus closeness to the topic), no entry gives the attribute asked. */
 const MIN_ATTRIBUTE_SCORE = 0.2;
-const ATTRIBUTE_WORDS: Readonly<Record<Attribute, ReadonlySet<string>>> = {
-  duration: new Set('lange long dauer dauert dauern duration takes take took'.split(' ')),
-  cost: new Set('kostet kosten kost cost costs price preis much teuer expensive'.split(' ')),
-};
-/** What an answer that gives the attribute contains. */
-const ATTRIBUTE_IN_ANSWER: Readonly<Record<Attribute, RegExp>> = {
-  duration:
-    /\b\d+\s*(bis \d+\s*|to \d+\s*)?(sekunden?|seconds?|minuten?|minutes?|stunden?|hours?|tagen?|tage|days?|werktagen?|working days|wochen?|weeks?|monaten?|months?)\b|\b(woche|week)\b/i,
-  cost: /\d+[.,]\d\d\s*(euro|€)|\b(euro|euros|€|\$|kostenlos|free of charge|costs? nothing)\b/i,
-};
 
 function attributeAsked(
   tokens: readonly string[],
@@ -149,6 +146,32 @@ function attributeAsked(
   return undefined;
 }
 
+/** A question asking an attribute must name this many known words to prefer an entry. */
+const MIN_ATTRIBUTE_TOPIC = 2;
+/** A candidate that gives the attribute asked may come first from this share of the best. */
+const ATTRIBUTE_MARGIN = 0.7;
+
+/**
+ * "Wie lange merkt ihr euch einen Chatverlauf?": of entries close to each other, the one whose
+ * answer gives what is asked (a duration, a price) comes first, at the best one's confidence,
+ * and the best one steps back to the margin (no clarifying question between them).
+ */
+function preferGiving(candidates: Match[], gives: readonly boolean[]): Match[] {
+  const top = candidates[0];
+  if (top === undefined || gives[top.entry.position]) return candidates;
+  const giving = candidates.find(
+    (match) => gives[match.entry.position] && match.confidence >= top.confidence * ATTRIBUTE_MARGIN,
+  );
+  if (giving === undefined) return candidates;
+  const first = Object.assign({}, giving, { confidence: top.confidence, rank: top.rank });
+  const stepped = Object.assign({}, top, {
+    confidence: top.confidence * ATTRIBUTE_MARGIN * ATTRIBUTE_MARGIN,
+    rank: top.rank * ATTRIBUTE_MARGIN * ATTRIBUTE_MARGIN,
+  });
+  const rest = candidates.filter((match) => match !== top && match !== giving);
+  return [first, ...rest, stepped].sort((a, b) => b.rank - a.rank);
+}
+
 /** Per attribute and entry: whether the entry's answer gives it (in either language). */
 function attributeTable(index: KnowledgeIndex): Record<Attribute, boolean[]> {
   const gives = (pattern: RegExp) =>
@@ -160,12 +183,6 @@ function attributeTable(index: KnowledgeIndex): Record<Attribute, boolean[]> {
     );
   return { duration: gives(ATTRIBUTE_IN_ANSWER.duration), cost: gives(ATTRIBUTE_IN_ANSWER.cost) };
 }
-
-const SEPARABLE_PARTICLES = new Set(
-  'ab an auf aus bei ein mit nach vor weg zu zuruck zusammen fest los hoch um durch her hin'.split(
-    ' ',
-  ),
-);
 
 const CUES: ReadonlyArray<readonly string[]> = [
   ['und'],
@@ -232,7 +249,16 @@ export interface Interpreter {
   parse(tokens: readonly string[], upset?: boolean): ParsedClause;
   /** Reads a parsed clause in the light of the conversation. */
   interpret(clause: ParsedClause, context: ReadingContext): Interpretation;
+  /**
+   * A second question in the same clause ("Ich brauche Adminrechte und eine neue Maus"): the
+   * words of the clause the answer does not explain, when they make a confident answer of
+   * their own about another entry.
+   */
+  remainder(reading: Interpretation): Interpretation | undefined;
 }
+
+/** The second entry must contain this many of the words left over (or match an example). */
+const MIN_REMAINDER = 2;
 
 /**
  * The message's units plus the previous query's, weakened. A carried word is dropped when
@@ -254,9 +280,13 @@ function carryOver(
   return [...own, ...carried];
 }
 
-function matchesOwn(match: Match, own: readonly QueryUnit[]): boolean {
-  const { concepts, exampleConcepts } = match.entry;
-  return own.some((unit) => unit.concepts.some((c) => concepts.has(c) || exampleConcepts.has(c)));
+function matchesOwn(match: Match, own: readonly QueryUnit[], index: KnowledgeIndex): boolean {
+  const { concepts, exampleConcepts, position } = match.entry;
+  return own.some(
+    (unit) =>
+      unit.concepts.some((c) => concepts.has(c) || exampleConcepts.has(c)) ||
+      (unit.answer ?? []).some((word) => index.answerPostings[word]?.includes(position)),
+  );
 }
 
 function decide(candidates: readonly Match[], threshold: number): Outcome {
@@ -358,6 +388,7 @@ export function createInterpreter(
       if (token === undefined) break;
       const pair = joinedPair(token, tokens[i + 1]);
       if (pair !== undefined) i += 1;
+      const first = units.length;
       for (let part of pair === undefined ? (resolver.resolve(token) ?? []) : [pair]) {
         if (english && part.concepts.length === 0) part = resolver.shortTypo(token) ?? part;
         if (
@@ -370,8 +401,33 @@ export function createInterpreter(
           units.push({ concepts: [], certainty: 1, weight: 1, unknownWeight: UNKNOWN_WORD_WEIGHT });
         } else units.push({ concepts: part.concepts, certainty: part.certainty, weight: 1 });
       }
+      // The word as the answers have it, once per token (a compound's first part carries it).
+      const answer = pair === undefined ? resolver.answerWords(token) : [];
+      const unit = units[first];
+      if (answer.length > 0 && unit !== undefined)
+        units[first] = Object.assign({}, unit, { answer });
     }
-    return units;
+    return withoutPartners(units);
+  };
+
+  /**
+   * "meaning of life": a word the knowledge base knows only as part of a keyword of several
+   * words ("shelf life"), without any of the others, is weak evidence.
+   */
+  const withoutPartners = (units: QueryUnit[]): QueryUnit[] => {
+    if (index.phrasePartners.size === 0) return units;
+    const present = new Set(units.flatMap((unit) => unit.concepts));
+    return units.map((unit) => {
+      const alone =
+        unit.concepts.length > 0 &&
+        unit.concepts.every((concept) => {
+          const partners = index.phrasePartners.get(concept);
+          return partners !== undefined && ![...partners].some((other) => present.has(other));
+        });
+      return alone
+        ? Object.assign({}, unit, { certainty: unit.certainty * PARTIAL_CERTAINTY })
+        : unit;
+    });
   };
 
   // Example questions are read the way questions are, so that both meet in the same concepts.
@@ -388,6 +444,7 @@ export function createInterpreter(
     units: readonly QueryUnit[],
     own: readonly QueryUnit[],
     topics: readonly IndexedEntry[],
+    asked?: Attribute,
   ): Interpretation => {
     let candidates = matcher.score(units);
     const topic = topics[0];
@@ -403,7 +460,8 @@ export function createInterpreter(
         })
         .sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
     }
-    candidates = candidates.filter((match) => matchesOwn(match, own));
+    candidates = candidates.filter((match) => matchesOwn(match, own, index));
+    if (asked !== undefined) candidates = preferGiving(candidates, attributes[asked]);
     return {
       units,
       own,
@@ -540,7 +598,27 @@ export function createInterpreter(
     return Object.assign({}, combined, { outcome: { kind: 'answer' as const, match } });
   };
 
+  const remainder = (answered: Interpretation): Interpretation | undefined => {
+    if (answered.outcome.kind !== 'answer') return undefined;
+    const { entry } = answered.outcome.match;
+    const rest = answered.own.filter(
+      (unit) =>
+        unit.concepts.length > 0 &&
+        !unit.concepts.some((c) => entry.concepts.has(c) || entry.exampleConcepts.has(c)),
+    );
+    if (rest.length === 0) return undefined;
+    const second = reading(rest, rest, []);
+    const { outcome } = second;
+    return outcome.kind === 'answer' &&
+      outcome.match.entry !== entry &&
+      outcome.match.confidence >= threshold &&
+      outcome.match.words >= MIN_REMAINDER
+      ? second
+      : undefined;
+  };
+
   return {
+    remainder,
     parse(tokens, upset = false) {
       const own = upset
         ? unitsOf(tokens).map((unit) =>
@@ -550,7 +628,9 @@ export function createInterpreter(
           )
         : unitsOf(tokens);
       const known = own.filter((unit) => unit.concepts.length > 0).length;
-      return { tokens, own, known, alone: reading(own, own, []) };
+      // "Und wie lange?" alone names no topic whose duration it could ask.
+      const asked = known >= MIN_ATTRIBUTE_TOPIC ? attributeNamed(tokens) : undefined;
+      return { tokens, own, known, alone: reading(own, own, [], asked) };
     },
     interpret({ tokens, own, known, alone }, context) {
       if (context.previous.length === 0 && context.topics.length === 0) return alone;
@@ -567,6 +647,7 @@ export function createInterpreter(
         carryOver(ownUnits, context.previous, index.alternatives),
         ownUnits,
         context.topics,
+        known >= MIN_ATTRIBUTE_TOPIC ? attributeNamed(tokens) : undefined,
       );
       if (asked !== undefined) {
         const byAttribute = withAttribute(asked, combined, context);

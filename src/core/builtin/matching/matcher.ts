@@ -32,12 +32,17 @@ export interface QueryUnit {
    * something else (default `UNKNOWN_WEIGHT`; more for a real English word).
    */
   readonly unknownWeight?: number;
+  /** The answer words the unit's word is one of (`KnowledgeIndex.answerForms`). */
+  readonly answer?: readonly number[];
 }
 
 export interface Match {
   readonly entry: IndexedEntry;
   readonly confidence: number;
-  /** The share of the question's weight the entry explains. */
+  /**
+   * The share of the question's weight the entry explains; a corrected typo counts in full
+   * here (it is explained), its lower certainty only in `confidence`.
+   */
   readonly coverage: number;
   /** How many words of the question the entry contains. */
   readonly words: number;
@@ -55,6 +60,11 @@ const UNKNOWN_CAP = MAX_UNKNOWN * UNKNOWN_WEIGHT;
 /** A real English word the knowledge base does not know names another topic. */
 export const UNKNOWN_WORD_WEIGHT = 1;
 const SPECIFIC_BONUS = 0.01;
+/**
+ * A word of the question found only in an entry's answer counts this share of what it would
+ * as a keyword: the answer says what the entry is about, but in passing.
+ */
+const ANSWER_SHARE = 0.5;
 const EXAMPLE_BONUS = 0.02;
 /**
  * An example question is matched by its words alone, without the keywords' synonyms and
@@ -78,6 +88,8 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   const n = index.entries.length;
   // Scratch arrays reused by every query: matching runs on every request.
   const matched = new Float64Array(n);
+  /** `matched` without the typos' lower certainty: how much of the question the entry explains. */
+  const explained = new Float64Array(n);
   const unitBest = new Float64Array(n);
   const wordCount = new Int32Array(n);
   const unitSeen = new Int32Array(n);
@@ -105,6 +117,45 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       wordCount[position] = (wordCount[position] ?? 0) + 1;
       const gain = unit.weight * unit.certainty * (unitBest[position] ?? 0);
       matched[position] = (matched[position] ?? 0) + gain;
+      explained[position] = (explained[position] ?? 0) + gain / unit.certainty;
+    }
+  };
+
+  const answerSeen = new Int32Array(n);
+  const unknownUnits: QueryUnit[] = [];
+  /**
+   * Adds a unit whose word is in entries' answers to those it did not match as a keyword;
+   * `weight` is what the unit adds to the question's total.
+   */
+  const addAnswer = (unit: QueryUnit, weight: number, keywordStamp: number) => {
+    const words = unit.answer ?? [];
+    if (weight <= 0) return;
+    stamp += 1;
+    // The words of an entry's example questions count the same way as those of its answer.
+    for (const concept of unit.concepts) {
+      const gain =
+        unit.weight *
+        unit.certainty *
+        ANSWER_SHARE *
+        Math.min(weight, index.exampleIdf[concept] ?? 0);
+      for (const position of examplePostings[concept] ?? []) {
+        if (unitSeen[position] === keywordStamp || answerSeen[position] === stamp) continue;
+        answerSeen[position] = stamp;
+        wordCount[position] = (wordCount[position] ?? 0) + 1;
+        matched[position] = (matched[position] ?? 0) + gain;
+        explained[position] = (explained[position] ?? 0) + gain / unit.certainty;
+      }
+    }
+    for (const word of words) {
+      const gain =
+        unit.weight * unit.certainty * ANSWER_SHARE * Math.min(weight, index.answerIdf[word] ?? 0);
+      for (const position of index.answerPostings[word] ?? []) {
+        if (unitSeen[position] === keywordStamp || answerSeen[position] === stamp) continue;
+        answerSeen[position] = stamp;
+        wordCount[position] = (wordCount[position] ?? 0) + 1;
+        matched[position] = (matched[position] ?? 0) + gain;
+        explained[position] = (explained[position] ?? 0) + gain / unit.certainty;
+      }
     }
   };
 
@@ -119,9 +170,13 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
    */
   const accumulate = (units: readonly QueryUnit[], queryMark: number): number => {
     matched.fill(0);
+    explained.fill(0);
     wordCount.fill(0);
     let total = 0;
     let unknown = 0;
+    /** What the unknown words would weigh without the cap. */
+    let unknownWanted = 0;
+    unknownUnits.length = 0;
     let unknownForExamples = 0;
     exampleTotal = 0;
     unitCount = units.length;
@@ -147,13 +202,22 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       }
       if (keywordIdf === 0) {
         // Unknown words count up to a cap: a question told with a long story around it.
-        const add = Math.min(unit.unknownWeight ?? UNKNOWN_WEIGHT, UNKNOWN_CAP - unknown);
+        const wanted = unit.unknownWeight ?? UNKNOWN_WEIGHT;
+        const add = Math.min(wanted, UNKNOWN_CAP - unknown);
         if (add > 0) total += unit.weight * add;
         unknown += add;
+        unknownWanted += wanted;
+        if (unit.answer !== undefined || unit.concepts.length > 0) unknownUnits.push(unit);
         continue;
       }
       total += unit.weight * keywordIdf;
       addUnit(unit);
+      addAnswer(unit, keywordIdf, stamp);
+    }
+    // Each unknown word has its share of the capped weight, wherever it stands in the question.
+    const share = unknownWanted > 0 ? unknown / unknownWanted : 0;
+    for (const unit of unknownUnits) {
+      addAnswer(unit, (unit.unknownWeight ?? UNKNOWN_WEIGHT) * share, -1);
     }
     return total;
   };
@@ -179,6 +243,18 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
    * words, few others) scores high even where the keywords alone are weak.
    */
   let examplesOf: ReadonlyArray<ReadonlyArray<Int32Array>> = index.entries.map((e) => e.examples);
+  /** Per concept: the entries whose example questions have it and whose keywords do not. */
+  let examplePostings: number[][] = [];
+  const postExamples = () => {
+    examplePostings = Array.from({ length: index.conceptCount }, () => []);
+    examplesOf.forEach((examples, position) => {
+      const concepts = index.entries[position]?.concepts;
+      for (const concept of new Set(examples.flatMap((example) => [...example]))) {
+        if (!concepts?.has(concept)) examplePostings[concept]?.push(position);
+      }
+    });
+  };
+  postExamples();
   const nearestExample = (entry: IndexedEntry, queryMark: number): number => {
     let best = 0;
     for (const example of examplesOf[entry.position] ?? []) {
@@ -206,6 +282,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   return {
     useExamples(examples) {
       examplesOf = examples;
+      postExamples();
     },
     score(units) {
       stamp += 1;
@@ -222,6 +299,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         if (m <= 0 && (example <= 0 || (!met && entry.planBound))) continue;
         const coverage = total > 0 ? m / total : 0;
         const confidence = Math.max(coverage * Math.min(1, m / FULL_EVIDENCE), example);
+        const share = total > 0 && met ? (explained[entry.position] ?? 0) / total : 0;
         const bonus = entry.requires.length > 0 && met ? SPECIFIC_BONUS : 0;
         const counted = wordCount[entry.position] ?? 0;
         // A close example question is evidence of its own, as strong as its similarity.
@@ -229,7 +307,7 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         matches.push({
           entry,
           confidence,
-          coverage: byExample ? example : coverage,
+          coverage: byExample ? Math.max(example, share) : share,
           words: byExample ? Math.max(counted, MIN_SHARED) : counted,
           evidence: byExample ? Math.max(m, FULL_EVIDENCE) : m,
           // An example asked almost word for word decides between entries that tie.

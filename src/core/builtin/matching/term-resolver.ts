@@ -5,7 +5,8 @@
  *    after removing a German verb ending the stemmer leaves alone (`kostet` → `kost`);
  * 2. a German compound of vocabulary words (`Anfragelimit` → `anfrage` + `limit`,
  *    `Sitzungsdauer` → `sitzung` + `dauer`, linking `s` included);
- * 3. a typo: the closest vocabulary form within a Damerau-Levenshtein distance of 1
+ * 3. an infinitive with "zu" inside a separable verb (`zurückzuschicken` → `zurückschicken`);
+ * 4. a typo: the closest vocabulary form within a Damerau-Levenshtein distance of 1
  *    (tokens of 5 to 8 letters) or 2 (9 letters or more), compared as written and, failing
  *    that, as German stem (`rotire` → `rotir` ≈ `roti`); shorter tokens are not corrected.
  * Tokens, and pairs of neighbouring tokens tried as one word, are resolved once and
@@ -41,6 +42,15 @@ export const TYPO_CERTAINTY = 0.7;
 
 const UNKNOWN: Resolution = [{ concepts: [], certainty: 1 }];
 const exactPart = (concepts: readonly number[]): TermPart => ({ concepts, certainty: 1 });
+/** Particles of German separable verbs (folded): "setzt ... zurück", "zurückzusetzen". */
+export const SEPARABLE_PARTICLES: ReadonlySet<string> = new Set(
+  'ab an auf aus bei ein mit nach vor weg zu zuruck zusammen fest los hoch um durch her hin'.split(
+    ' ',
+  ),
+);
+/** The shortest verb left after a particle and "zu" ("abzuholen" → "holen"). */
+const MIN_ZU_VERB = 4;
+
 /** Snowball keeps the -t of German verb forms (`kostet`, `zählt`, `rotiert`). */
 const VERB_ENDINGS = ['est', 'et', 'st', 't'] as const;
 const MIN_VERB_STEM = 4;
@@ -61,6 +71,8 @@ export interface TermResolver {
    * dictionary can tell a typo from a real word.
    */
   shortTypo(token: string): TermPart | undefined;
+  /** The answer words (`KnowledgeIndex.answerForms`) the token is one of; empty if none. */
+  answerWords(token: string): readonly number[];
 }
 
 /** The concepts of a word through its forms (itself, German stem, English stem). */
@@ -120,12 +132,36 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     if (token.length < 3 || token.length > 4 || isNumber(token) || isEnglishWord(token)) {
       return null;
     }
+    // The first letter is rarely the one mistyped: "kee" is "key" rather than "see".
     const concepts: number[] = [];
+    const sameStart: number[] = [];
     for (const [form, concept] of shortForms) {
       if (Math.abs(form.length - token.length) > 1 || concepts.includes(concept)) continue;
-      if (boundedEditDistance(token, form, 1) <= 1) concepts.push(concept);
+      if (boundedEditDistance(token, form, 1) <= 1) {
+        concepts.push(concept);
+        if (form[0] === token[0]) sameStart.push(concept);
+      }
     }
-    return concepts.length > 0 ? { concepts, certainty: TYPO_CERTAINTY } : null;
+    const found = sameStart.length > 0 ? sameStart : concepts;
+    return found.length > 0 ? { concepts: found, certainty: TYPO_CERTAINTY } : null;
+  };
+  /**
+   * "limt" → `limit`: a word of 3 or 4 letters that is one letter short of a vocabulary word
+   * with the same first letter, and no English word. A dropped letter is the common typo of
+   * short words, and unlike a changed one rarely makes another real word.
+   */
+  const missingLetter = (token: string): number[] | undefined => {
+    if (token.length < 3 || token.length > 4 || isNumber(token) || isEnglishWord(token)) {
+      return undefined;
+    }
+    const concepts: number[] = [];
+    for (const [form, concept] of shortForms) {
+      if (form.length !== token.length + 1 || form[0] !== token[0]) continue;
+      if (!concepts.includes(concept) && boundedEditDistance(token, form, 1) <= 1) {
+        concepts.push(concept);
+      }
+    }
+    return concepts.length > 0 ? concepts : undefined;
   };
   const shortStopWords = [...index.ignored].filter((word) => word.length >= 3 && word.length <= 5);
   const stopWordTypo = (token: string): boolean =>
@@ -133,25 +169,59 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
     token.length <= 4 &&
     shortStopWords.some((word) => boundedEditDistance(token, word, 1) <= 1);
 
+  /** "zurückzuschicken" → the concepts of "zurückschicken". */
+  const withoutZu = (token: string): number[] | undefined => {
+    for (const particle of SEPARABLE_PARTICLES) {
+      const verb = token.length - particle.length - 2;
+      if (verb < MIN_ZU_VERB || !token.startsWith(`${particle}zu`)) continue;
+      const found = withVerbEndings(particle + token.slice(particle.length + 2));
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+
   const compute = (token: string): Resolution => {
     if (index.ignored.has(token)) return null;
     if (token.length > MAX_WORD_LENGTH) return UNKNOWN;
     const known = withVerbEndings(token);
     if (known !== undefined) return [exactPart(known)];
     if (isNumber(token)) return UNKNOWN;
+    const infinitive = withoutZu(token);
+    if (infinitive !== undefined) return [exactPart(infinitive)];
     const parts = compounds.split(token);
     if (parts !== undefined) return parts.map(exactPart);
     const stem = stemGerman(token);
     const corrected =
       typos.nearest(token) ??
       (stem !== token ? typos.nearest(stem) : undefined) ??
-      nearestWithoutEnding(token);
+      nearestWithoutEnding(token) ??
+      missingLetter(token);
     if (corrected !== undefined) return [{ concepts: corrected, certainty: TYPO_CERTAINTY }];
     // "wht", "ovr", "teh": a short misspelt stop word carries no topic either.
     return stopWordTypo(token) ? null : UNKNOWN;
   };
 
+  const answerWords = new BoundedCache<string, readonly number[]>(CACHE_LIMIT);
+  const answerTypos = createTypoSearch(index.answerForms);
+  const NO_WORDS: readonly number[] = [];
+  const findAnswerWords = (token: string): readonly number[] => {
+    if (index.ignored.has(token) || token.length > MAX_WORD_LENGTH) return NO_WORDS;
+    const ids = new Set(formsOf(token).flatMap((form) => index.answerForms.get(form) ?? []));
+    if (ids.size > 0) return [...ids];
+    // "östereich" for the answer's "Österreich"; a real English word is no typo.
+    if (isEnglishWord(token)) return NO_WORDS;
+    return answerTypos.nearest(token) ?? NO_WORDS;
+  };
+
   return {
+    answerWords(token) {
+      let ids = answerWords.get(token);
+      if (ids === undefined) {
+        ids = findAnswerWords(token);
+        answerWords.set(token, ids);
+      }
+      return ids;
+    },
     shortTypo(token) {
       let part = shortTypos.get(token);
       if (part === undefined) {

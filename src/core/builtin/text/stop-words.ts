@@ -29,6 +29,7 @@ willst wir wird wirst wo wobei wofur woher wohin womit wollen wollte wurde wurde
 zum zur zwar zwischen denen also halt okay ok tun tut mache machen macht funktioniert
 funktionieren schon immer standig dauernd endlich uberhaupt bereits trotzdem irgendwie bloss
 wohl nochmal eh ne nen hab
+seit wegen wahrend trotz
 `;
 
 const ENGLISH = `
@@ -45,6 +46,8 @@ without though although however yet still already ever even else anyway lot lots
 kind sort stuff go u r ur ya pls plz gimme wanna gonna lemme dunno im ive dont cant wont
 isnt doesnt didnt whats hows wheres whens thats theres youre exist exists existing
 everything nothing everyone someone anyone everybody somebody
+around across along beside besides beyond toward towards upon onto via within since behind
+among throughout
 `;
 
 function wordsOf(list: string): string[] {

@@ -40,7 +40,7 @@ export async function runSuite<C extends string>(
       if (problems.length === 0) result.passed += 1;
       else
         result.failures.push(
-          `[${language}] "${turn.say}"\n      ${problems.join('; ')}\n      reply: ${reply}`,
+          `[${language}, ${conversation.category}] "${turn.say}"\n      ${problems.join('; ')}\n      reply: ${reply}`,
         );
       history.push({ message: turn.say, reply, language });
     }
