@@ -264,7 +264,7 @@ describe('second held-out part (development since the third was written)', () =>
  * and never tuned on. The floors are what the core reaches, as regression guards; raise
  * them when it gets better.
  */
-const HELD_OUT_3_FLOOR = 0.74;
+const HELD_OUT_3_FLOOR = 0.77;
 const HELD_OUT_3_CATEGORY_FLOOR = 0.35;
 
 describe('third held-out part (never tuned on)', () => {

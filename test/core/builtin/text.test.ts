@@ -6,6 +6,7 @@ import {
   TYPO_CERTAINTY,
 } from '../../../src/core/builtin/matching/term-resolver.js';
 import { boundedEditDistance } from '../../../src/core/builtin/text/edit-distance.js';
+import { englishBaseForm } from '../../../src/core/builtin/text/english-irregular.js';
 import { stemEnglish, stemGerman } from '../../../src/core/builtin/text/stemmers.js';
 import { tokenize } from '../../../src/core/builtin/text/tokenize.js';
 
@@ -40,6 +41,21 @@ const ENGLISH: ReadonlyArray<readonly [string, string]> = [
 describe('stemmers', () => {
   it.each(GERMAN)('German: %s → %s', (word, stem) => expect(stemGerman(word)).toBe(stem));
   it.each(ENGLISH)('English: %s → %s', (word, stem) => expect(stemEnglish(word)).toBe(stem));
+});
+
+describe('irregular English verb forms', () => {
+  it('find their base form, leave regular words and auxiliaries alone', () => {
+    expect(['kept', 'ran', 'written', 'took', 'paid'].map(englishBaseForm)).toEqual([
+      'keep',
+      'run',
+      'write',
+      'take',
+      'pay',
+    ]);
+    for (const word of ['keep', 'asked', 'session', 'had', 'did', 'was', 'got']) {
+      expect(englishBaseForm(word)).toBeUndefined();
+    }
+  });
 });
 
 describe('tokenize', () => {

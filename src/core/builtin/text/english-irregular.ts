@@ -1,25 +1,33 @@
 /**
  * @module core/builtin/text/english-irregular
- * The base forms of common irregular English verbs ("kept" → "keep", "ran" → "run"): the
- * Snowball stemmer removes endings only, so "how long do you keep it?" and a keyword "kept"
- * would otherwise never meet. Forms mostly used as auxiliaries ("got leaked", "had", "did")
- * are left out: they name no action of their own.
+ * The base forms of irregular English verbs ("kept" → "keep", "ran" → "run"), from the list
+ * of the `english-verbs-irregular` package: the Snowball stemmer removes endings only, so
+ * "how long do you keep it?" and a keyword "kept" would otherwise never meet. The forms of
+ * verbs mostly used as auxiliaries ("got leaked", "had", "did", "was") are left out: they
+ * name no action of their own.
  */
+import { createRequire } from 'node:module';
 
-const FORMS: ReadonlyArray<readonly [string, string]> = `
-began:begin begun:begin bought:buy broke:break broken:break brought:bring built:build
-chose:choose chosen:choose came:come drove:drive driven:drive fell:fall
-fallen:fall felt:feel forgot:forget forgotten:forget found:find gave:give given:give
-gone:go went:go held:hold hid:hide hidden:hide
-kept:keep knew:know known:know left:leave lost:lose made:make meant:mean met:meet paid:pay
-ran:run said:say sent:send saw:see seen:see shown:show sold:sell spent:spend stole:steal
-stolen:steal stuck:stick taken:take took:take taught:teach thought:think told:tell
-understood:understand woke:wake wrote:write written:write`
-  .trim()
-  .split(/\s+/)
-  .map((pair) => pair.split(':') as [string, string]);
+const AUXILIARIES = new Set(['be', 'have', 'do', 'get']);
 
-const BASE: ReadonlyMap<string, string> = new Map(FORMS);
+const require = createRequire(import.meta.url);
+const LIST: unknown = require('english-verbs-irregular/resources/irregularVerbs.json');
+
+/** Each past and participle form of the list, with its verb's base form. */
+function baseForms(list: unknown): ReadonlyMap<string, string> {
+  const bases = new Map<string, string>();
+  if (typeof list !== 'object' || list === null) return bases;
+  for (const [base, variants] of Object.entries(list)) {
+    if (AUXILIARIES.has(base) || !Array.isArray(variants)) continue;
+    for (const form of variants.flat()) {
+      // The first verb a form belongs to keeps it ("found" is "find", not "found").
+      if (typeof form === 'string' && form !== base && !bases.has(form)) bases.set(form, base);
+    }
+  }
+  return bases;
+}
+
+const BASE = baseForms(LIST);
 
 /** The base form of an irregular English verb form, if `word` is one. */
 export function englishBaseForm(word: string): string | undefined {
