@@ -106,8 +106,7 @@ describe(`an idempotent request killed mid-core (${TEST_DIALECT})`, () => {
   it('is charged once: the retry on a new server inherits the unit and replies', async () => {
     const { key } = await createKeyWithCli(env);
     await upstream.script({ hang: true });
-    const first = await serve();
-    const second = await serve();
+    const [first, second] = await Promise.all([serve(), serve()]);
     await killedOn(first, key, 'crash-1');
     expect((await claims())[0]?.unit_month).not.toBeNull();
 
@@ -130,8 +129,7 @@ describe(`an idempotent request killed mid-core (${TEST_DIALECT})`, () => {
   it('charges once when two retries race on two servers after the crash: one reply, the other a replay or 409', async () => {
     const { key } = await createKeyWithCli(env);
     await upstream.script({ hang: true });
-    const first = await serve();
-    const [second, third] = await Promise.all([serve(), serve()]);
+    const [first, second, third] = await Promise.all([serve(), serve(), serve()]);
     await killedOn(first, key, 'crash-2');
 
     const answers = await until(async () => {
