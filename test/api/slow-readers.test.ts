@@ -83,7 +83,8 @@ function createLargeCore() {
   return core;
 }
 
-describe('a client that never reads a large streamed reply', () => {
+// The two tests have servers of their own: their stall timeouts run out side by side.
+describe.concurrent('a client that never reads a large streamed reply', () => {
   test('/api/chat: the core is asked for no more than the socket takes, and the client is cut off after the stall timeout', async ({
     serve,
   }) => {
