@@ -10,6 +10,9 @@
  * - `rasaBot`: the fake Rasa bot process (test/fixtures/rasa-bot.mjs), the same way: one per
  *   worker, reset before each test (steps and recorded requests). Tests that need a bot of
  *   another name, or two bots, start their own with `startRasaBot`.
+ *
+ * Tests that run at the same time (`describe.concurrent`) share the worker's processes: at
+ * most one of them may take `upstream` (or `rasaBot`), whose reset would clear the other's.
  */
 import { test as base } from 'vitest';
 import { startUpstream } from '../core/openai/upstream-process.js';
