@@ -11,8 +11,9 @@
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Upstream } from '../core/openai/upstream-process.js';
+import { openAiEnv, test } from '../helpers/fixtures.js';
 import { type ServerProcess, startServerProcess } from '../helpers/processes.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/test-database.js';
 import { createKeyWithCli, sleep, usedOf } from './support/server-process.js';
@@ -22,24 +23,18 @@ let database: TestDatabase;
 let env: Record<string, string>;
 const servers: ServerProcess[] = [];
 
-beforeAll(async () => {
-  upstream = await startUpstream();
+// The worker's upstream process (test/helpers/process-fixtures.ts), reset before each test
+// (it may hold steps a test of another file left).
+test.beforeAll(async ({ upstreamProcess }) => {
+  upstream = upstreamProcess;
   database = await createTestDatabase();
-  env = {
-    ...database.env,
-    PLAUDER_CORE: 'openai',
-    PLAUDER_OPENAI_BASE_URL: upstream.baseUrl,
-    PLAUDER_OPENAI_MODEL: 'test-model',
-    PLAUDER_OPENAI_MAX_RETRIES: '0',
-    PLAUDER_IDEMPOTENCY_LEASE: '1s',
-  };
+  env = { ...database.env, ...openAiEnv(upstream, { PLAUDER_IDEMPOTENCY_LEASE: '1s' }) };
 });
+beforeEach(() => upstream.reset());
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.stop('SIGKILL');
-  await upstream.reset();
 });
 afterAll(async () => {
-  await upstream?.stop();
   await database?.drop();
 });
 
