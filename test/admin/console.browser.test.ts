@@ -443,7 +443,9 @@ const usedPerDay = (page: Page) =>
 /** The day chart's labels under its columns. */
 const dayLabels = (page: Page) => page.locator('#day-chart svg text.day-label').allTextContents();
 
-describe.each([
+// The two widths have servers and browser contexts of their own: they run side by side,
+// most of each is waiting on the browser.
+describe.concurrent.each([
   { width: 375, height: 812 },
   { width: 1280, height: 900 },
 ])('the console at $width px', ({ width, height }) => {

@@ -1,11 +1,11 @@
 import net from 'node:net';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { CoreAdapter, CoreChunk, CoreRequest } from '../../src/core/core-adapter.js';
-import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { openAiEnv, test } from '../helpers/fixtures.js';
 import { until } from '../helpers/sse.js';
-import { chat, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { chat } from '../helpers/test-server.js';
 
 // A client that never reads a large streamed reply: plauder stops taking pieces from the core
 // (and so stops reading an upstream) once the client's socket is full, cuts the client off
@@ -83,68 +83,58 @@ function createLargeCore() {
   return core;
 }
 
-describe('a client that never reads a large streamed reply', () => {
-  it('/api/chat: the core is asked for no more than the socket takes, and the client is cut off after the stall timeout', async () => {
+// The two tests have servers of their own: their stall timeouts run out side by side.
+describe.concurrent('a client that never reads a large streamed reply', () => {
+  test('/api/chat: the core is asked for no more than the socket takes, and the client is cut off after the stall timeout', async ({
+    serve,
+  }) => {
     const core = createLargeCore();
-    const server = await startTestServer({
-      core,
-      env: { PLAUDER_STREAM_STALL_TIMEOUT: '2s' },
+    const server = await serve({ core, env: { PLAUDER_STREAM_STALL_TIMEOUT: '2s' } });
+    const { key } = await server.createKey();
+    const { key: otherKey } = await server.createKey({ name: 'other' });
+    const client = nonReadingClient(server.url, key, '/api/chat', {
+      message: 'Erzähl viel',
+      stream: true,
     });
-    try {
-      const { key } = await server.createKey();
-      const { key: otherKey } = await server.createKey({ name: 'other' });
-      const client = nonReadingClient(server.url, key, '/api/chat', {
-        message: 'Erzähl viel',
-        stream: true,
-      });
-      await until(() => core.state.request, 'the core is asked');
+    await until(() => core.state.request, 'the core is asked');
 
-      // Another key's turn is answered while the stream waits for its client.
-      const other = await chat(server, otherKey, { message: 'Hallo' });
-      expect(other.json).toEqual({ reply: 'not streamed' });
-      expect(client.isClosed).toBe(false);
+    // Another key's turn is answered while the stream waits for its client.
+    const other = await chat(server, otherKey, { message: 'Hallo' });
+    expect(other.json).toEqual({ reply: 'not streamed' });
+    expect(client.isClosed).toBe(false);
 
-      // The client read nothing: the stall timeout cuts it off and the turn ends.
-      await until(() => (core.state.request?.signal.aborted ? true : undefined), 'cut off', 30_000);
-      expect(core.state.taken).toBeLessThan(core.totalChars / 4);
-      expect(await client.readToEnd()).toBeLessThan(core.totalChars / 4);
-      await until(() => (core.state.ended ? true : undefined), 'the core stream is closed');
+    // The client read nothing: the stall timeout cuts it off and the turn ends.
+    await until(() => (core.state.request?.signal.aborted ? true : undefined), 'cut off', 30_000);
+    expect(core.state.taken).toBeLessThan(core.totalChars / 4);
+    expect(await client.readToEnd()).toBeLessThan(core.totalChars / 4);
+    await until(() => (core.state.ended ? true : undefined), 'the core stream is closed');
 
-      // Nothing of the turn stays reachable once its client is gone.
-      const call = new WeakRef(core.state.request as object);
-      core.state.request = undefined;
-      await until(() => {
-        collectGarbage();
-        return call.deref() === undefined ? true : undefined;
-      }, 'the cut-off turn is collected');
-    } finally {
-      await server.close();
-    }
+    // Nothing of the turn stays reachable once its client is gone.
+    const call = new WeakRef(core.state.request as object);
+    core.state.request = undefined;
+    await until(() => {
+      collectGarbage();
+      return call.deref() === undefined ? true : undefined;
+    }, 'the cut-off turn is collected');
   }, 60_000);
 
   describe('with the openai core', () => {
-    let upstream: Upstream;
-    let server: TestServer;
-
-    beforeAll(async () => {
-      upstream = await startUpstream();
-      server = await startTestServer({
-        env: {
-          PLAUDER_CORE: 'openai',
-          PLAUDER_OPENAI_BASE_URL: upstream.baseUrl,
-          PLAUDER_OPENAI_MODEL: 'test-model',
-          PLAUDER_STREAM_STALL_TIMEOUT: '3s',
-          // Shorter than the stall: an upstream paused for a slow client is not a silent one.
-          PLAUDER_OPENAI_TOKEN_GAP_TIMEOUT: '1s',
-        },
+    test('/v1: the upstream is read no faster than the client, the client is cut off after the stall timeout, other keys are served', async ({
+      serve,
+      upstream,
+    }) => {
+      const server = await serve({
+        env: openAiEnv(
+          upstream,
+          {
+            PLAUDER_STREAM_STALL_TIMEOUT: '3s',
+            // Shorter than the stall: an upstream paused for a slow client is not a silent one.
+            PLAUDER_OPENAI_TOKEN_GAP_TIMEOUT: '1s',
+          },
+          // A paused upstream must not be taken for a failed one and asked again.
+          { retries: 'shipped' },
+        ),
       });
-    });
-    afterAll(async () => {
-      await server.close();
-      await upstream.stop();
-    });
-
-    it('/v1: the upstream is read no faster than the client, the client is cut off after the stall timeout, other keys are served', async () => {
       const { key } = await server.createKey();
       const { key: otherKey } = await server.createKey({ name: 'other' });
       // 32 MB of text in 2000-letter pieces: more than the loopback's socket buffers hold.

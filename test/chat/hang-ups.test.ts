@@ -4,41 +4,13 @@
  * stored, no idempotent outcome is kept, and logs and metrics say `client_closed`.
  * Also: an Idempotency-Key's 409 and replay across two instances of one database.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { openAiEnv, test } from '../helpers/fixtures.js';
 import { createGatedCore } from '../helpers/gated-core.js';
 import { type ServerProcess, startServerProcess } from '../helpers/processes.js';
-import { createTestDatabase } from '../helpers/test-database.js';
+import { until } from '../helpers/sse.js';
 import { chat, http, startTestServer, type TestServer } from '../helpers/test-server.js';
-
-let cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step().catch(() => {});
-  cleanup = [];
-});
-
-async function withUpstream(): Promise<Upstream> {
-  const upstream = await startUpstream();
-  cleanup.push(() => upstream.stop());
-  return upstream;
-}
-
-const openAiEnv = (upstream: Upstream) => ({
-  PLAUDER_CORE: 'openai',
-  PLAUDER_OPENAI_BASE_URL: upstream.baseUrl,
-  PLAUDER_OPENAI_MODEL: 'test-model',
-  PLAUDER_OPENAI_MAX_RETRIES: '0',
-});
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** Sends a chat request and hangs up once the upstream has received it. */
 async function hangUpWhileUpstreamThinks(
@@ -70,11 +42,12 @@ async function hangUpWhileUpstreamThinks(
 }
 
 describe('a client that hangs up', () => {
-  it('aborts the upstream request within a second, refunds, stores nothing and is logged as client_closed', async () => {
-    const upstream = await withUpstream();
+  test('aborts the upstream request within a second, refunds, stores nothing and is logged as client_closed', async ({
+    upstream,
+    serve,
+  }) => {
     await upstream.script({ hang: true });
-    const server = await startTestServer({ env: openAiEnv(upstream) });
-    cleanup.push(() => server.close());
+    const server = await serve({ env: openAiEnv(upstream) });
     const { id, key } = await server.createKey();
 
     const { hungUpAt, abortedAt } = await hangUpWhileUpstreamThinks(server, upstream, key);
@@ -107,11 +80,12 @@ describe('a client that hangs up', () => {
     expect(await server.services.usage.used(id, month)).toBe(1);
   });
 
-  it('keeps no idempotent outcome: a retry with the same key runs afresh', async () => {
-    const upstream = await withUpstream();
+  test('keeps no idempotent outcome: a retry with the same key runs afresh', async ({
+    upstream,
+    serve,
+  }) => {
     await upstream.script({ hang: true });
-    const server = await startTestServer({ env: openAiEnv(upstream) });
-    cleanup.push(() => server.close());
+    const server = await serve({ env: openAiEnv(upstream) });
     const { id, key } = await server.createKey();
     await hangUpWhileUpstreamThinks(server, upstream, key, { 'idempotency-key': 'retry-me' });
 
@@ -134,7 +108,7 @@ describe('a client that hangs up', () => {
 });
 
 describe('shutdown', () => {
-  it('cancels turns still waiting for the core after the drain time: refunded, answered 500, nothing stored', async () => {
+  test('cancels turns still waiting for the core after the drain time: refunded, answered 500, nothing stored', async () => {
     const core = createGatedCore();
     const server = await startTestServer({ core, app: { turnDrainMs: 200 } });
     const { id, key } = await server.createKey();
@@ -159,22 +133,25 @@ describe('shutdown', () => {
 });
 
 describe('an Idempotency-Key across two instances of one database', () => {
-  it('gets 409 on the other instance while the first runs, then the same bytes replayed there', async () => {
-    const upstream = await withUpstream();
+  // This test stops and restarts its upstream: it has one of its own (see fixtures.ts).
+  test('gets 409 on the other instance while the first runs, then the same bytes replayed there', async ({
+    serve,
+    onTestFinished,
+  }) => {
+    const upstream = await startUpstream();
+    onTestFinished(() => upstream.stop());
     await upstream.script({ delayMs: 60_000 });
-    const database = await createTestDatabase();
-    cleanup.push(() => database.drop());
-    const owner = await startTestServer({ database, env: openAiEnv(upstream) });
-    cleanup.push(() => owner.close());
+    // The processes share the owner's database; they stop first (onTestFinished runs last
+    // first), then the owner closes and drops it.
+    const owner = await serve({ env: openAiEnv(upstream) });
     const { id, key } = await owner.createKey();
     const [a, b] = (await Promise.all([
       startServerProcess(owner.env),
       startServerProcess(owner.env),
     ])) as [ServerProcess, ServerProcess];
-    cleanup.push(
-      () => a.stop(),
-      () => b.stop(),
-    );
+    onTestFinished(async () => {
+      await Promise.all([a.stop(), b.stop()]);
+    });
 
     const send = (instance: ServerProcess) =>
       http(`${instance.url}/api/chat-en`, {
@@ -199,7 +176,7 @@ describe('an Idempotency-Key across two instances of one database', () => {
     expect(answered.status).toBe(500);
     // A failure is not kept: the retry on the other instance runs afresh and is kept.
     const restarted = await startUpstream(upstream.port);
-    cleanup.push(() => restarted.stop());
+    onTestFinished(() => restarted.stop());
     const retry = await send(b);
     expect(retry.status).toBe(200);
     const replay = await send(a);

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { describe, expect } from 'vitest';
+import type { Upstream } from '../core/openai/upstream-process.js';
+import { test as base, openAiEnv } from '../helpers/fixtures.js';
 import { postStream, type SseAnswer, until } from '../helpers/sse.js';
 import { http, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { callTool, connectMcp, textOf } from '../mcp/mcp-client.js';
@@ -7,32 +8,32 @@ import { callTool, connectMcp, textOf } from '../mcp/mcp-client.js';
 // One key holding its maximum of slow streams (a real upstream process holds each after its
 // first token) cannot start another, and cannot slow another key down.
 const MAX = 3;
-let upstream: Upstream;
-let server: TestServer;
 
-beforeAll(async () => {
-  upstream = await startUpstream();
-  server = await startTestServer({
-    env: {
-      PLAUDER_CORE: 'openai',
-      PLAUDER_OPENAI_BASE_URL: upstream.baseUrl,
-      PLAUDER_OPENAI_MODEL: 'test-model',
-      PLAUDER_KEY_CONCURRENCY: String(MAX),
-      PLAUDER_PLANS: 'standard=1000,solo=1000+1/concurrent',
-    },
-  });
-});
-afterAll(async () => {
-  await server.close();
-  await upstream.stop();
-});
-beforeEach(() => upstream.reset());
+/** One server for the file, in front of the worker's upstream (each test asks for `upstream`). */
+const test = base.extend(
+  'server',
+  { scope: 'file' },
+  async ({ upstreamProcess }, { onCleanup }) => {
+    const server = await startTestServer({
+      env: openAiEnv(
+        upstreamProcess,
+        {
+          PLAUDER_KEY_CONCURRENCY: String(MAX),
+          PLAUDER_PLANS: 'standard=1000,solo=1000+1/concurrent',
+        },
+        { retries: 'shipped' },
+      ),
+    });
+    onCleanup(() => server.close());
+    return server;
+  },
+);
 
-const usedOf = (keyId: string) =>
+const usedOf = (server: TestServer, keyId: string) =>
   server.services.usage.used(keyId, server.services.quota.monthOf(Date.now()).month);
 
 /** A streamed /api/chat turn that is under way once its first delta arrived. */
-function heldStream(key: string, message: string) {
+function heldStream(server: TestServer, key: string, message: string) {
   let first: () => void = () => {};
   const started = new Promise<void>((resolve) => {
     first = resolve;
@@ -47,37 +48,43 @@ function heldStream(key: string, message: string) {
   return { started, answer };
 }
 
-async function holdStreams(key: string, count: number) {
+async function holdStreams(server: TestServer, upstream: Upstream, key: string, count: number) {
   await upstream.script(
     ...Array.from({ length: count }, () => ({
       stream: { pieces: ['eins ', 'zwei'], holdAfter: 1 },
     })),
   );
-  const streams = Array.from({ length: count }, (_, i) => heldStream(key, `lang ${i}`));
+  const streams = Array.from({ length: count }, (_, i) => heldStream(server, key, `lang ${i}`));
   await Promise.all(streams.map((s) => s.started));
   return streams;
 }
 
-async function releaseAll(streams: ReadonlyArray<{ answer: Promise<SseAnswer> }>) {
+async function releaseAll(
+  upstream: Upstream,
+  streams: ReadonlyArray<{ answer: Promise<SseAnswer> }>,
+) {
   for (const _ of streams) await upstream.release();
   await Promise.all(streams.map((s) => s.answer));
 }
 
 describe('concurrent turns per key', () => {
-  it("one key's maximum of slow streams: another key starts at once, one more of the first is refused 429 until one ends", async () => {
+  test("one key's maximum of slow streams: another key starts at once, one more of the first is refused 429 until one ends", async ({
+    server,
+    upstream,
+  }) => {
     const a = await server.createKey();
     const b = await server.createKey({ name: 'other' });
-    const held = await holdStreams(a.key, MAX);
+    const held = await holdStreams(server, upstream, a.key, MAX);
 
     // Another key's streamed turn gets its first delta while the first key's are still held.
-    const other = heldStream(b.key, 'Hallo');
+    const other = heldStream(server, b.key, 'Hallo');
     await other.started;
     const otherAnswer = await other.answer;
     expect(otherAnswer.status).toBe(200);
     expect((await upstream.received()).requests).toHaveLength(MAX + 1);
 
     // One more of the first key: 429 at once, on every door, not counted, nothing kept.
-    const before = await usedOf(a.id);
+    const before = await usedOf(server, a.id);
     const refused = await http(`${server.url}/api/chat`, {
       key: a.key,
       headers: { 'idempotency-key': 'k-1' },
@@ -109,7 +116,7 @@ describe('concurrent turns per key', () => {
     expect(textOf(tool)).toMatch(/^Refused \(too_many_concurrent\): .*Retry in a second/);
     await mcp.close();
 
-    expect(await usedOf(a.id)).toBe(before);
+    expect(await usedOf(server, a.id)).toBe(before);
     expect((await upstream.received()).requests).toHaveLength(MAX + 1);
     const metrics = await http(`${server.url}/metrics`);
     expect(metrics.text).toMatch(/plauder_chat_outcomes_total\{[^}]*outcome="too_many_concurrent"/);
@@ -127,11 +134,11 @@ describe('concurrent turns per key', () => {
     expect(again.json.reply).toBe('reply to: noch eins');
     expect(again.headers.get('idempotent-replayed')).toBeNull();
 
-    await releaseAll(held.slice(1));
-    expect(await usedOf(a.id)).toBe(before + 1);
+    await releaseAll(upstream, held.slice(1));
+    expect(await usedOf(server, a.id)).toBe(before + 1);
   });
 
-  it('a plan sets its own cap; a hang-up gives its place back', async () => {
+  test('a plan sets its own cap; a hang-up gives its place back', async ({ server, upstream }) => {
     const a = await server.createKey({ plan: 'solo' });
     const controller = new AbortController();
     await upstream.script({ stream: { pieces: ['eins ', 'zwei'], holdAfter: 1 } });

@@ -7,31 +7,26 @@
  * marked moment.
  */
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { describe, expect } from 'vitest';
+import type { Upstream } from '../core/openai/upstream-process.js';
+import { test as base, openAiEnv } from '../helpers/fixtures.js';
 import { postStream, until } from '../helpers/sse.js';
-import { http, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { http, type TestServer } from '../helpers/test-server.js';
 
-let cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step().catch(() => {});
-  cleanup = [];
-});
-
-async function setup(): Promise<{ up: Upstream; s: TestServer }> {
-  const up = await startUpstream();
-  cleanup.push(() => up.stop());
-  const s = await startTestServer({
-    env: {
-      PLAUDER_CORE: 'openai',
-      PLAUDER_OPENAI_BASE_URL: up.baseUrl,
-      PLAUDER_OPENAI_MODEL: 'test-model',
-      PLAUDER_PLANS: 'standard=1000,one=1,burst=1000/month+2/minute',
-    },
+/**
+ * A server in front of the (reset) upstream, closed after the test. The retries the service
+ * ships with: a client that left must not be asked for again by a retry.
+ */
+const test = base.extend('gateway', async ({ serve, upstream }) => {
+  const s = await serve({
+    env: openAiEnv(
+      upstream,
+      { PLAUDER_PLANS: 'standard=1000,one=1,burst=1000/month+2/minute' },
+      { retries: 'shipped' },
+    ),
   });
-  cleanup.push(() => s.close());
-  return { up, s };
-}
+  return { up: upstream, s };
+});
 
 const used = (s: TestServer, id: string) =>
   s.services.usage.used(id, s.services.quota.monthOf(Date.now()).month);
@@ -42,8 +37,9 @@ const upstreamCalls = async (up: Upstream) => (await up.received()).requests.len
 const heldBeforeTheEnd = { stream: { pieces: ['Es ', 'war ', 'einmal'], holdAfter: 2 } };
 
 describe('leaving just before the end of a streamed reply', () => {
-  it('/api/chat: the turn counts; a 1-a-month key gets nothing more from the upstream', async () => {
-    const { up, s } = await setup();
+  test('/api/chat: the turn counts; a 1-a-month key gets nothing more from the upstream', async ({
+    gateway: { up, s },
+  }) => {
     await up.script(heldBeforeTheEnd, heldBeforeTheEnd);
     const { id, key } = await s.createKey({ plan: 'one' });
     const controller = new AbortController();
@@ -64,8 +60,9 @@ describe('leaving just before the end of a streamed reply', () => {
     expect(await upstreamCalls(up)).toBe(1);
   });
 
-  it('/v1 (openai client): the turn counts; a 1-a-month key gets nothing more from the upstream', async () => {
-    const { up, s } = await setup();
+  test('/v1 (openai client): the turn counts; a 1-a-month key gets nothing more from the upstream', async ({
+    gateway: { up, s },
+  }) => {
     await up.script(heldBeforeTheEnd, heldBeforeTheEnd);
     const { id, key } = await s.createKey({ plan: 'one' });
     const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: key });
@@ -92,8 +89,9 @@ describe('leaving just before the end of a streamed reply', () => {
 });
 
 describe('leaving before the first token', () => {
-  it('is refunded for the month but keeps the minute: at most the minute limit of upstream calls', async () => {
-    const { up, s } = await setup();
+  test('is refunded for the month but keeps the minute: at most the minute limit of upstream calls', async ({
+    gateway: { up, s },
+  }) => {
     const { id, key } = await s.createKey({ plan: 'burst' });
     const attempts = 4;
     for (let i = 0; i < attempts; i++) {
@@ -129,8 +127,9 @@ describe('leaving before the first token', () => {
 });
 
 describe('an MCP batch whose client leaves before the answers', () => {
-  it('counts and stores neither the fast call that finished nor the slow one', async () => {
-    const { up, s } = await setup();
+  test('counts and stores neither the fast call that finished nor the slow one', async ({
+    gateway: { up, s },
+  }) => {
     await up.script({ content: 'schnell' }, { content: 'langsam', delayMs: 60_000 });
     const { id, key } = await s.createKey();
     const call = (rpcId: number, message: string) => ({
@@ -163,8 +162,7 @@ describe('an MCP batch whose client leaves before the answers', () => {
     expect(await s.services.sessions.read(id, 'batch', Date.now())).toBeUndefined();
   });
 
-  it('counts and stores both when the answers leave', async () => {
-    const { up, s } = await setup();
+  test('counts and stores both when the answers leave', async ({ gateway: { up, s } }) => {
     const { id, key } = await s.createKey();
     const calls = [1, 2].map((rpcId) => ({
       jsonrpc: '2.0',

@@ -32,33 +32,40 @@ interface Cluster {
   readonly env: Record<string, string>;
 }
 
-/**
- * The owner (in-process) migrates and issues keys; then four processes join. Stopped after
- * the test, or with `steps` when they are given.
- */
-async function startCluster(
-  database: TestDatabase,
-  steps?: (() => Promise<void>)[],
-): Promise<Cluster> {
-  const push = (step: () => Promise<void>) => (steps ?? cleanup).push(step);
-  push(() => database.drop());
+/** The owner (in-process) migrates and issues keys; then four processes join. Stopped after the test. */
+async function startCluster(database: TestDatabase): Promise<Cluster> {
+  cleanup.push(() => database.drop());
   const owner = await startTestServer({ database, env: { PLAUDER_CORE: 'placeholder' } });
-  push(() => owner.close());
+  cleanup.push(() => owner.close());
   const instances = await Promise.all(
     Array.from({ length: INSTANCES }, () => startServerProcess(owner.env)),
   );
-  for (const instance of instances) push(async () => void (await instance.stop()));
+  for (const instance of instances) cleanup.push(async () => void (await instance.stop()));
   return { owner, instances, env: owner.env };
 }
 
 /**
- * The quota test and the key-change test each work on keys of their own, so they share
- * one cluster (started by whichever runs first) instead of starting four processes each.
+ * The cluster of the first three tests: four processes started together on an empty
+ * database (the first test checks that one migrated while the others waited), then the
+ * owner on the migrated database. The quota test and the key-change test work on keys of
+ * their own, so they use the same four processes (started by whichever test runs first)
+ * instead of starting four more each.
  */
 const sharedSteps: (() => Promise<void>)[] = [];
 let shared: Promise<Cluster> | undefined;
 function sharedCluster(): Promise<Cluster> {
-  shared ??= createTestDatabase('postgres').then((database) => startCluster(database, sharedSteps));
+  shared ??= (async () => {
+    const database = await createTestDatabase('postgres', POSTGRES_ADMIN_URL, { empty: true });
+    sharedSteps.push(() => database.drop());
+    const env = { ...database.env, PLAUDER_CORE: 'placeholder' };
+    const instances = await Promise.all(
+      Array.from({ length: INSTANCES }, () => startServerProcess(env)),
+    );
+    for (const instance of instances) sharedSteps.push(async () => void (await instance.stop()));
+    const owner = await startTestServer({ database, env: { PLAUDER_CORE: 'placeholder' } });
+    sharedSteps.push(() => owner.close());
+    return { owner, instances, env };
+  })();
   return shared;
 }
 afterAll(async () => {
@@ -83,13 +90,7 @@ const newTally = (): Tally => ({ replies: 0, quotaExceeded: 0, internalErrors: 0
 
 describe('four instances on one PostgreSQL database', () => {
   it('start together on an empty database: one migrates, under the advisory lock, the others wait', async () => {
-    const database = await createTestDatabase('postgres', POSTGRES_ADMIN_URL, { empty: true });
-    cleanup.push(() => database.drop());
-    const env = { ...database.env, PLAUDER_CORE: 'placeholder' };
-    const instances = await Promise.all(
-      Array.from({ length: INSTANCES }, () => startServerProcess(env)),
-    );
-    for (const instance of instances) cleanup.push(async () => void (await instance.stop()));
+    const { owner, instances, env } = await sharedCluster();
     for (const instance of instances) {
       expect((await http(`${instance.url}/readyz`)).status).toBe(200);
     }
@@ -102,10 +103,8 @@ describe('four instances on one PostgreSQL database', () => {
       expect((await chat(instance, key, { message: 'Hallo' })).status).toBe(200);
     }
     // Each migration ran exactly once.
-    const probe = await startTestServer({ database, env: { PLAUDER_CORE: 'placeholder' } });
-    cleanup.push(() => probe.close());
     const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(
-      probe.services.store.db,
+      owner.services.store.db,
     );
     const known = Object.keys(await migrationProvider.getMigrations()).sort();
     expect(applied.rows.map((r) => r.name).sort()).toEqual(known);

@@ -11,8 +11,9 @@
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Upstream } from '../core/openai/upstream-process.js';
+import { openAiEnv, test } from '../helpers/fixtures.js';
 import { type ServerProcess, startServerProcess } from '../helpers/processes.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/test-database.js';
 import { createKeyWithCli, sleep, usedOf } from './support/server-process.js';
@@ -22,24 +23,18 @@ let database: TestDatabase;
 let env: Record<string, string>;
 const servers: ServerProcess[] = [];
 
-beforeAll(async () => {
-  upstream = await startUpstream();
+// The worker's upstream process (test/helpers/process-fixtures.ts), reset before each test
+// (it may hold steps a test of another file left).
+test.beforeAll(async ({ upstreamProcess }) => {
+  upstream = upstreamProcess;
   database = await createTestDatabase();
-  env = {
-    ...database.env,
-    PLAUDER_CORE: 'openai',
-    PLAUDER_OPENAI_BASE_URL: upstream.baseUrl,
-    PLAUDER_OPENAI_MODEL: 'test-model',
-    PLAUDER_OPENAI_MAX_RETRIES: '0',
-    PLAUDER_IDEMPOTENCY_LEASE: '1s',
-  };
+  env = { ...database.env, ...openAiEnv(upstream, { PLAUDER_IDEMPOTENCY_LEASE: '1s' }) };
 });
+beforeEach(() => upstream.reset());
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.stop('SIGKILL');
-  await upstream.reset();
 });
 afterAll(async () => {
-  await upstream?.stop();
   await database?.drop();
 });
 
@@ -106,8 +101,7 @@ describe(`an idempotent request killed mid-core (${TEST_DIALECT})`, () => {
   it('is charged once: the retry on a new server inherits the unit and replies', async () => {
     const { key } = await createKeyWithCli(env);
     await upstream.script({ hang: true });
-    const first = await serve();
-    const second = await serve();
+    const [first, second] = await Promise.all([serve(), serve()]);
     await killedOn(first, key, 'crash-1');
     expect((await claims())[0]?.unit_month).not.toBeNull();
 
@@ -130,8 +124,7 @@ describe(`an idempotent request killed mid-core (${TEST_DIALECT})`, () => {
   it('charges once when two retries race on two servers after the crash: one reply, the other a replay or 409', async () => {
     const { key } = await createKeyWithCli(env);
     await upstream.script({ hang: true });
-    const first = await serve();
-    const [second, third] = await Promise.all([serve(), serve()]);
+    const [first, second, third] = await Promise.all([serve(), serve(), serve()]);
     await killedOn(first, key, 'crash-2');
 
     const answers = await until(async () => {

@@ -7,8 +7,8 @@
  * arithmetic in process with an injected clock; here it is the process's own clock.)
  */
 import { afterAll, describe, it } from 'vitest';
-import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { openAiEnv, test } from '../helpers/fixtures.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { startServerAt } from './support/fake-clock.js';
 import type { RawResponse } from './support/http-client.js';
@@ -144,19 +144,16 @@ describe.concurrent('month boundaries on the server process clock (libfaketime)'
     },
   );
 
-  it('charges a request in flight across midnight to the month it was admitted in', async ({
+  test('charges a request in flight across midnight to the month it was admitted in', async ({
     expect,
+    upstream,
   }) => {
-    const upstream: Upstream = await startUpstream();
-    stops.push(() => upstream.stop());
     const zone = 'Europe/Berlin';
     const boundary = Date.UTC(2026, 10, 30, 23); // 1 December 2026, 00:00 in Berlin
-    const { env, id, key } = await setUp(zone, {
-      PLAUDER_CORE: 'openai',
-      PLAUDER_OPENAI_BASE_URL: upstream.baseUrl,
-      PLAUDER_OPENAI_MODEL: 'test-model',
-      PLAUDER_OPENAI_TIMEOUT: '10s',
-    });
+    const { env, id, key } = await setUp(
+      zone,
+      openAiEnv(upstream, { PLAUDER_OPENAI_TIMEOUT: '10s' }, { retries: 'shipped' }),
+    );
     const clock = await startServerAt(boundary - LEAD_MS, env);
     stops.push(() => clock.server.stop());
     const url = clock.server.url;

@@ -11,49 +11,44 @@ import { tool as langchainTool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { generateObject, generateText, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { z } from 'zod';
-import { startUpstream, type Upstream } from '../core/openai/upstream-process.js';
-import { startRasaBot } from '../core/rasa/rasa-bot-process.js';
-import { http, startTestServer, type TestServer } from '../helpers/test-server.js';
+import type { Upstream } from '../core/openai/upstream-process.js';
+import { test as base, openAiEnv, rasaEnv } from '../helpers/fixtures.js';
+import { http, type TestServer } from '../helpers/test-server.js';
 
-let cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step().catch(() => {});
-  cleanup = [];
-});
-
-async function upstream(): Promise<Upstream> {
-  const started = await startUpstream();
-  cleanup.push(() => started.stop());
-  return started;
-}
-
-/** A plauder server; with an upstream, its core is `openai` in front of it. */
-async function server(up?: Upstream, env: Record<string, string> = {}): Promise<TestServer> {
-  const core: Record<string, string> = up
-    ? {
-        PLAUDER_CORE: 'openai',
-        PLAUDER_OPENAI_BASE_URL: up.baseUrl,
-        PLAUDER_OPENAI_MODEL: 'test-model',
-        PLAUDER_OPENAI_RETRY_BASE_DELAY: '10ms',
-        PLAUDER_OPENAI_RETRY_MAX_DELAY: '20ms',
-      }
-    : {};
-  const started = await startTestServer({
-    env: { PLAUDER_PLANS: 'standard=1000,tiny=1', ...core, ...env },
+const test = base
+  /**
+   * A plauder server, closed after the test; with an upstream, its core is `openai` in front
+   * of it, on the retry count the service ships with (the clients keep theirs too).
+   */
+  .extend(
+    'server',
+    async ({ serve }) =>
+      (up?: Upstream, env: Record<string, string> = {}): Promise<TestServer> =>
+        serve({
+          env: {
+            PLAUDER_PLANS: 'standard=1000,tiny=1',
+            ...(up
+              ? openAiEnv(
+                  up,
+                  {
+                    PLAUDER_OPENAI_RETRY_BASE_DELAY: '10ms',
+                    PLAUDER_OPENAI_RETRY_MAX_DELAY: '20ms',
+                  },
+                  { retries: 'shipped' },
+                )
+              : {}),
+            ...env,
+          },
+        }),
+  )
+  /** A server with the `openai` core in front of the (reset) upstream, and a key of it. */
+  .extend('gateway', async ({ server, upstream }) => async (env: Record<string, string> = {}) => {
+    const s = await server(upstream, env);
+    const { id, key } = await s.createKey();
+    return { up: upstream, s, id, key };
   });
-  cleanup.push(() => started.close());
-  return started;
-}
-
-/** A server with the `openai` core in front of a fresh upstream, and a key of it. */
-async function gateway(env: Record<string, string> = {}) {
-  const up = await upstream();
-  const s = await server(up, env);
-  const { id, key } = await s.createKey();
-  return { up, s, id, key };
-}
 
 /** The same test without and with server-side memory (`X-Session-Id: sessionId`). */
 const bothMemories = (sessionId: string): [string, Record<string, string>][] => [
@@ -102,7 +97,9 @@ async function upstreamBodies(up: Upstream): Promise<Record<string, unknown>[]> 
 }
 
 describe('retries that end (openai client, default settings)', () => {
-  it('raises RateLimitError at once for a used-up month: one request, x-should-retry false', async () => {
+  test('raises RateLimitError at once for a used-up month: one request, x-should-retry false', async ({
+    server,
+  }) => {
     const s = await server();
     const { key } = await s.createKey({ plan: 'tiny' });
     const client = openai(s, key);
@@ -121,8 +118,10 @@ describe('retries that end (openai client, default settings)', () => {
     expect(completionRequests(s) - before).toBe(1);
   });
 
-  it('costs an upstream that keeps failing plauder own attempts only, not client x plauder', async () => {
-    const up = await upstream();
+  test('costs an upstream that keeps failing plauder own attempts only, not client x plauder', async ({
+    upstream: up,
+    server,
+  }) => {
     const s = await server(up, { PLAUDER_OPENAI_MAX_RETRIES: '2' });
     const failing = { status: 503, body: { error: { message: 'overloaded' } } };
     await up.script(...Array.from({ length: 12 }, () => failing));
@@ -140,7 +139,7 @@ describe('retries that end (openai client, default settings)', () => {
     expect(await used(s, id)).toBe(0);
   });
 
-  it.each([
+  test.for<[string, (s: TestServer) => Promise<{ key: string; body: object }>]>([
     ['a bad key (401)', async (_s: TestServer) => ({ key: 'plauder_wrong', body: {} })],
     [
       'an inactive plan (403)',
@@ -150,7 +149,7 @@ describe('retries that end (openai client, default settings)', () => {
       'a bad body (400)',
       async (s: TestServer) => ({ key: (await s.createKey()).key, body: { temperature: 9 } }),
     ],
-  ])('does not retry %s', async (_name, setup) => {
+  ])('does not retry %s', async ([, setup], { server }) => {
     const s = await server();
     const { key, body } = await setup(s);
     const error = await caught(
@@ -165,7 +164,9 @@ describe('retries that end (openai client, default settings)', () => {
     expect(completionRequests(s)).toBe(1);
   });
 
-  it('lets the per-minute limit be retried: Retry-After within the minute, no x-should-retry', async () => {
+  test('lets the per-minute limit be retried: Retry-After within the minute, no x-should-retry', async ({
+    server,
+  }) => {
     const s = await server(undefined, { PLAUDER_PLANS: 'minute=1000/month+1/minute' });
     const { key } = await s.createKey({ plan: 'minute' });
     const body = { model: 'plauder-en', messages: [{ role: 'user', content: 'Hi' }] };
@@ -178,7 +179,9 @@ describe('retries that end (openai client, default settings)', () => {
 });
 
 describe('tools through an LLM core (openai client)', () => {
-  it('passes tools through and answers with the tool calls; the result turn counts once more', async () => {
+  test('passes tools through and answers with the tool calls; the result turn counts once more', async ({
+    gateway,
+  }) => {
     const { up, s, id, key } = await gateway();
     const client = openai(s, key);
     const first = await client.chat.completions.create({
@@ -221,7 +224,9 @@ describe('tools through an LLM core (openai client)', () => {
     ]);
   });
 
-  it('relays streamed tool-call deltas as OpenAI sends them, counted once', async () => {
+  test('relays streamed tool-call deltas as OpenAI sends them, counted once', async ({
+    gateway,
+  }) => {
     const { s, id, key } = await gateway();
     const stream = await openai(s, key).chat.completions.create({
       model: 'plauder-en',
@@ -255,7 +260,9 @@ describe('tools through an LLM core (openai client)', () => {
     expect(await used(s, id)).toBe(1);
   });
 
-  it('keeps tool calls and results in the session, so the agent sends only the tool results', async () => {
+  test('keeps tool calls and results in the session, so the agent sends only the tool results', async ({
+    gateway,
+  }) => {
     const { up, s, id, key } = await gateway();
     const client = openai(s, key, { 'X-Session-Id': 'agent-1' });
     const first = await client.chat.completions.create({
@@ -300,8 +307,7 @@ describe('tools through an LLM core (openai client)', () => {
     expect(await used(s, id)).toBe(3);
   });
 
-  it('passes image parts through unchanged', async () => {
-    const up = await upstream();
+  test('passes image parts through unchanged', async ({ upstream: up, server }) => {
     const s = await server(up);
     const { key } = await s.createKey();
     const content = [
@@ -319,8 +325,10 @@ describe('tools through an LLM core (openai client)', () => {
 });
 
 describe('the body limit of /v1/chat/completions', () => {
-  it('takes an image larger than /api/chat bodies, refuses one past PLAUDER_COMPLETION_BODY_LIMIT', async () => {
-    const up = await upstream();
+  test('takes an image larger than /api/chat bodies, refuses one past PLAUDER_COMPLETION_BODY_LIMIT', async ({
+    upstream: up,
+    server,
+  }) => {
     const s = await server(up, { PLAUDER_COMPLETION_BODY_LIMIT: '1048576' });
     const { id, key } = await s.createKey();
     const image = (bytes: number) => ({
@@ -365,10 +373,9 @@ describe('structured output through an LLM core (openai client)', () => {
     },
   };
 
-  it.each(bothMemories('json-1'))(
+  test.for(bothMemories('json-1'))(
     'passes json_schema with strict to the upstream, plain and streamed%s',
-    async (_name, headers) => {
-      const up = await upstream();
+    async ([_name, headers], { upstream: up, server }) => {
       const s = await server(up);
       const { id, key } = await s.createKey();
       const client = openai(s, key, headers);
@@ -400,7 +407,7 @@ describe('structured output through an LLM core (openai client)', () => {
 });
 
 describe('passed-through parts are checked for their shape before the upstream sees them', () => {
-  it.each([
+  test.for<[string, object, string]>([
     ['a tool without a function name', { tools: [{ type: 'function' }] }, 'tools'],
     ['an empty tools list', { tools: [] }, 'tools'],
     ['an unknown tool_choice', { tool_choice: 'bogus' }, 'tool_choice'],
@@ -410,19 +417,26 @@ describe('passed-through parts are checked for their shape before the upstream s
       'response_format.json_schema',
     ],
     ['an unknown response_format', { response_format: { type: 'bogus' } }, 'response_format'],
-  ])('400 naming the parameter for %s, the upstream not asked', async (_name, extra, param) => {
-    const { up, s, id, key } = await gateway();
-    const body = { model: 'plauder-en', messages: [{ role: 'user', content: 'Hi' }], ...extra };
-    const error = await caught(
-      openai(s, key).chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming),
-    );
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error.param).toBe(param);
-    expect((await up.received()).requests).toHaveLength(0);
-    expect(await used(s, id)).toBe(0);
-  });
+  ])(
+    '400 naming the parameter for %s, the upstream not asked',
+    async ([_name, extra, param], { gateway }) => {
+      const { up, s, id, key } = await gateway();
+      const body = { model: 'plauder-en', messages: [{ role: 'user', content: 'Hi' }], ...extra };
+      const error = await caught(
+        openai(s, key).chat.completions.create(
+          body as OpenAI.ChatCompletionCreateParamsNonStreaming,
+        ),
+      );
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe(param);
+      expect((await up.received()).requests).toHaveLength(0);
+      expect(await used(s, id)).toBe(0);
+    },
+  );
 
-  it('400 naming tools for a tool schema nested 10 000 levels deep, not a 500', async () => {
+  test('400 naming tools for a tool schema nested 10 000 levels deep, not a 500', async ({
+    gateway,
+  }) => {
     const { up, s, id, key } = await gateway();
     const schema = `${'{"type":"object","properties":{"a":'.repeat(10_000)}{}${'}}'.repeat(10_000)}`;
     const raw = `{"model":"plauder-en","messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${schema}}}]}`;
@@ -439,7 +453,7 @@ describe('passed-through parts are checked for their shape before the upstream s
 });
 
 describe('cores that cannot honour them refuse by name, before anything is counted', () => {
-  it.each([
+  test.for<[string, object, string]>([
     ['tools', { tools: [weatherTool] }, 'tools'],
     ['tool_choice', { tool_choice: 'auto' }, 'tool_choice'],
     ['parallel_tool_calls', { parallel_tool_calls: true }, 'parallel_tool_calls'],
@@ -458,7 +472,7 @@ describe('cores that cannot honour them refuse by name, before anything is count
       },
       'messages[0].content[0]',
     ],
-  ])('the built-in core: 400 naming %s', async (_name, extra, param) => {
+  ])('the built-in core: 400 naming %s', async ([_name, extra, param], { server }) => {
     const s = await server();
     const { id, key } = await s.createKey();
     const body = { model: 'plauder-en', messages: [{ role: 'user', content: 'Hi' }], ...extra };
@@ -473,26 +487,31 @@ describe('cores that cannot honour them refuse by name, before anything is count
     expect(await used(s, id)).toBe(0);
   });
 
-  it.each([
+  test.for<[string, object]>([
     ['response_format', { response_format: { type: 'json_object' } }],
     ['tools', { tools: [weatherTool] }],
-  ])('the rasa core: 400 naming %s, and the bot is not asked', async (param, extra) => {
-    const bot = await startRasaBot();
-    cleanup.push(() => bot.stop());
-    const s = await server(undefined, { PLAUDER_CORE: 'rasa', PLAUDER_RASA_URL: bot.url });
-    const { id, key } = await s.createKey();
-    const body = { model: 'plauder-en', messages: [{ role: 'user', content: 'Hi' }], ...extra };
-    const error = await caught(
-      openai(s, key).chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming),
-    );
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error.param).toBe(param);
-    expect(error.message).toContain('rasa core');
-    expect(await bot.requests()).toHaveLength(0);
-    expect(await used(s, id)).toBe(0);
-  });
+  ])(
+    'the rasa core: 400 naming %s, and the bot is not asked',
+    async ([param, extra], { server, rasaBot: bot }) => {
+      const s = await server(undefined, rasaEnv(bot));
+      const { id, key } = await s.createKey();
+      const body = { model: 'plauder-en', messages: [{ role: 'user', content: 'Hi' }], ...extra };
+      const error = await caught(
+        openai(s, key).chat.completions.create(
+          body as OpenAI.ChatCompletionCreateParamsNonStreaming,
+        ),
+      );
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe(param);
+      expect(error.message).toContain('rasa core');
+      expect(await bot.requests()).toHaveLength(0);
+      expect(await used(s, id)).toBe(0);
+    },
+  );
 
-  it('accepts response_format text on the built-in core (what it does anyway)', async () => {
+  test('accepts response_format text on the built-in core (what it does anyway)', async ({
+    server,
+  }) => {
     const s = await server();
     const { key } = await s.createKey();
     const answer = await openai(s, key).chat.completions.create({
@@ -516,9 +535,9 @@ describe('the Vercel AI SDK', () => {
       supportsStructuredOutputs: true,
     });
 
-  it.each(bothMemories('vercel-1'))(
+  test.for(bothMemories('vercel-1'))(
     'generateText with tools runs the agent loop to a text answer%s',
-    async (_name, headers) => {
+    async ([_name, headers], { gateway }) => {
       const { s, id, key } = await gateway();
       const result = await generateText({
         model: provider(s, key, headers)('plauder-en'),
@@ -538,9 +557,9 @@ describe('the Vercel AI SDK', () => {
     },
   );
 
-  it.each(bothMemories('vercel-2'))(
+  test.for(bothMemories('vercel-2'))(
     'streamText with tools streams the tool call and the answer%s',
-    async (_name, headers) => {
+    async ([_name, headers], { gateway }) => {
       const { s, id, key } = await gateway();
       const result = streamText({
         model: provider(s, key, headers)('plauder-en'),
@@ -562,9 +581,9 @@ describe('the Vercel AI SDK', () => {
     },
   );
 
-  it.each(bothMemories('vercel-3'))(
+  test.for(bothMemories('vercel-3'))(
     'generateObject gets an object that fits the schema%s',
-    async (_name, headers) => {
+    async ([_name, headers], { gateway }) => {
       const { s, id, key } = await gateway();
       const { object } = await generateObject({
         model: provider(s, key, headers)('plauder-en'),
@@ -585,9 +604,9 @@ describe('LangChain JS', () => {
       configuration: { baseURL: `${s.url}/v1`, defaultHeaders: headers },
     });
 
-  it.each(bothMemories('lc-1'))(
+  test.for(bothMemories('lc-1'))(
     'bindTools: an agent loop calls the tool and answers%s',
-    async (_name, headers) => {
+    async ([_name, headers], { gateway }) => {
       const { s, id, key } = await gateway();
       const getWeather = langchainTool(
         async ({ city }: { city: string }) => `${city}: 21 degrees`,
@@ -613,9 +632,9 @@ describe('LangChain JS', () => {
     },
   );
 
-  it.each(bothMemories('lc-2'))(
+  test.for(bothMemories('lc-2'))(
     'withStructuredOutput returns the parsed object%s',
-    async (_name, headers) => {
+    async ([_name, headers], { gateway }) => {
       const { s, id, key } = await gateway();
       const structured = chat(s, key, headers).withStructuredOutput(
         z.object({ name: z.string(), people: z.number() }),
@@ -625,16 +644,19 @@ describe('LangChain JS', () => {
     },
   );
 
-  it.each(bothMemories('lc-3'))('stream yields the reply in pieces%s', async (_name, headers) => {
-    const { s, id, key } = await gateway();
-    let text = '';
-    let pieces = 0;
-    for await (const chunk of await chat(s, key, headers).stream('Hello there')) {
-      if (typeof chunk.content === 'string' && chunk.content !== '') pieces++;
-      text += typeof chunk.content === 'string' ? chunk.content : '';
-    }
-    expect(text).toBe('reply to: Hello there');
-    expect(pieces).toBeGreaterThan(1);
-    expect(await used(s, id)).toBe(1);
-  });
+  test.for(bothMemories('lc-3'))(
+    'stream yields the reply in pieces%s',
+    async ([_name, headers], { gateway }) => {
+      const { s, id, key } = await gateway();
+      let text = '';
+      let pieces = 0;
+      for await (const chunk of await chat(s, key, headers).stream('Hello there')) {
+        if (typeof chunk.content === 'string' && chunk.content !== '') pieces++;
+        text += typeof chunk.content === 'string' ? chunk.content : '';
+      }
+      expect(text).toBe('reply to: Hello there');
+      expect(pieces).toBeGreaterThan(1);
+      expect(await used(s, id)).toBe(1);
+    },
+  );
 });

@@ -1,8 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CoreError, type CoreRequest } from '../../../src/core/core-adapter.js';
-import { deadPort, useUpstreamCore } from './upstream-process.js';
-
-const fixture = useUpstreamCore();
+import { test } from './openai-test.js';
+import { deadPort, type Upstream } from './upstream-process.js';
 
 function ask(message = 'Hallo', signal = new AbortController().signal): CoreRequest {
   return { message, language: 'de', history: [], signal };
@@ -17,13 +16,16 @@ async function failure(promise: Promise<unknown>): Promise<CoreError> {
   return error;
 }
 
-const requestCount = async () => (await fixture.upstream.received()).requests.length;
+const requestCount = async (upstream: Upstream) => (await upstream.received()).requests.length;
 
 describe('openai core: timeouts', () => {
-  it('fails with core_timeout when an attempt hangs past the timeout, in bounded time', async () => {
-    await fixture.upstream.script({ hang: true });
+  test('fails with core_timeout when an attempt hangs past the timeout, in bounded time', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({ hang: true });
     const started = performance.now();
-    const error = await failure(fixture.open({ timeoutMs: 300, maxRetries: 0 }).reply(ask()));
+    const error = await failure(openCore({ timeoutMs: 300, maxRetries: 0 }).reply(ask()));
     const elapsed = performance.now() - started;
 
     expect(error.code).toBe('core_timeout');
@@ -32,105 +34,114 @@ describe('openai core: timeouts', () => {
     expect(elapsed).toBeLessThan(2_000);
   });
 
-  it('bounds the total time to attempts x timeout plus capped waits', async () => {
-    await fixture.upstream.script({ hang: true }, { hang: true }, { hang: true });
+  test('bounds the total time to attempts x timeout plus capped waits', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({ hang: true }, { hang: true }, { hang: true });
     const options = { timeoutMs: 200, maxRetries: 2, retryMaxDelayMs: 50 };
     const started = performance.now();
-    const error = await failure(fixture.open(options).reply(ask()));
+    const error = await failure(openCore(options).reply(ask()));
     const elapsed = performance.now() - started;
 
     expect(error.code).toBe('core_timeout');
     expect(error.message).toContain('attempt 3 of 3');
-    expect(await requestCount()).toBe(3);
+    expect(await requestCount(upstream)).toBe(3);
     expect(elapsed).toBeLessThan(3 * 200 + 2 * 50 + 1_500);
   });
 
-  it('retries after a timeout and returns the next reply', async () => {
-    await fixture.upstream.script({ hang: true }, { content: 'Endlich.' });
-    await expect(fixture.open({ timeoutMs: 200 }).reply(ask())).resolves.toBe('Endlich.');
-    expect(await requestCount()).toBe(2);
+  test('retries after a timeout and returns the next reply', async ({ upstream, openCore }) => {
+    await upstream.script({ hang: true }, { content: 'Endlich.' });
+    await expect(openCore({ timeoutMs: 200 }).reply(ask())).resolves.toBe('Endlich.');
+    expect(await requestCount(upstream)).toBe(2);
   });
 
-  it('reports core_unavailable when only an earlier attempt timed out', async () => {
-    await fixture.upstream.script({ hang: true }, { status: 503, body: {} });
-    const error = await failure(fixture.open({ timeoutMs: 200, maxRetries: 1 }).reply(ask()));
+  test('reports core_unavailable when only an earlier attempt timed out', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({ hang: true }, { status: 503, body: {} });
+    const error = await failure(openCore({ timeoutMs: 200, maxRetries: 1 }).reply(ask()));
     expect(error.code).toBe('core_unavailable');
     expect(error.message).toContain('HTTP 503');
   });
 });
 
 describe('openai core: retries', () => {
-  it.each([500, 502, 503, 504, 429, 408])(
+  test.for([500, 502, 503, 504, 429, 408])(
     'retries HTTP %i and returns the next reply',
-    async (status) => {
-      await fixture.upstream.script(
-        { status, body: { error: { message: 'busy' } } },
-        { content: 'Da.' },
-      );
-      await expect(fixture.open().reply(ask())).resolves.toBe('Da.');
-      expect(await requestCount()).toBe(2);
+    async (status, { upstream, openCore }) => {
+      await upstream.script({ status, body: { error: { message: 'busy' } } }, { content: 'Da.' });
+      await expect(openCore().reply(ask())).resolves.toBe('Da.');
+      expect(await requestCount(upstream)).toBe(2);
     },
   );
 
-  it('gives up with core_unavailable after exactly 1 + maxRetries attempts', async () => {
+  test('gives up with core_unavailable after exactly 1 + maxRetries attempts', async ({
+    upstream,
+    openCore,
+  }) => {
     const busy = { status: 500, body: { error: { message: 'down' } } };
-    await fixture.upstream.script(busy, busy, busy, busy, busy);
-    const error = await failure(fixture.open({ maxRetries: 3 }).reply(ask()));
+    await upstream.script(busy, busy, busy, busy, busy);
+    const error = await failure(openCore({ maxRetries: 3 }).reply(ask()));
 
     expect(error.code).toBe('core_unavailable');
     expect(error.message).toContain('HTTP 500');
     expect(error.message).toContain('attempt 4 of 4');
-    expect(await requestCount()).toBe(4);
+    expect(await requestCount(upstream)).toBe(4);
   });
 
-  it('makes a single attempt with maxRetries 0', async () => {
-    await fixture.upstream.script({ status: 503, body: {} }, { content: 'nope' });
-    expect((await failure(fixture.open({ maxRetries: 0 }).reply(ask()))).code).toBe(
-      'core_unavailable',
-    );
-    expect(await requestCount()).toBe(1);
+  test('makes a single attempt with maxRetries 0', async ({ upstream, openCore }) => {
+    await upstream.script({ status: 503, body: {} }, { content: 'nope' });
+    expect((await failure(openCore({ maxRetries: 0 }).reply(ask()))).code).toBe('core_unavailable');
+    expect(await requestCount(upstream)).toBe(1);
   });
 
-  it('waits as long as Retry-After asks (in seconds) before retrying a 429', async () => {
-    await fixture.upstream.script({ status: 429, headers: { 'retry-after': '1' }, body: {} }, {});
+  test('waits as long as Retry-After asks (in seconds) before retrying a 429', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({ status: 429, headers: { 'retry-after': '1' }, body: {} }, {});
     const started = performance.now();
-    await fixture.open({ retryMaxDelayMs: 5_000 }).reply(ask());
+    await openCore({ retryMaxDelayMs: 5_000 }).reply(ask());
     expect(performance.now() - started).toBeGreaterThanOrEqual(950);
-    expect(await requestCount()).toBe(2);
+    expect(await requestCount(upstream)).toBe(2);
   });
 
-  it('caps a long Retry-After at the maximum retry delay', async () => {
-    await fixture.upstream.script(
-      { status: 429, headers: { 'retry-after': '3600' }, body: {} },
-      {},
-    );
+  test('caps a long Retry-After at the maximum retry delay', async ({ upstream, openCore }) => {
+    await upstream.script({ status: 429, headers: { 'retry-after': '3600' }, body: {} }, {});
     const started = performance.now();
-    await fixture.open({ retryMaxDelayMs: 100 }).reply(ask());
+    await openCore({ retryMaxDelayMs: 100 }).reply(ask());
     expect(performance.now() - started).toBeLessThan(1_500);
-    expect(await requestCount()).toBe(2);
+    expect(await requestCount(upstream)).toBe(2);
   });
 
-  it.each([400, 401, 403, 404, 422])('does not retry HTTP %i', async (status) => {
-    await fixture.upstream.script(
-      { status, body: { error: { message: 'no' } } },
-      { content: 'nope' },
-    );
-    const error = await failure(fixture.open({ maxRetries: 5 }).reply(ask()));
-    expect(error.code).toBe('core_unavailable');
-    expect(error.message).toContain(`HTTP ${status}`);
-    expect(error.message).toContain('not retried');
-    expect(await requestCount()).toBe(1);
+  test.for([400, 401, 403, 404, 422])(
+    'does not retry HTTP %i',
+    async (status, { upstream, openCore }) => {
+      await upstream.script({ status, body: { error: { message: 'no' } } }, { content: 'nope' });
+      const error = await failure(openCore({ maxRetries: 5 }).reply(ask()));
+      expect(error.code).toBe('core_unavailable');
+      expect(error.message).toContain(`HTTP ${status}`);
+      expect(error.message).toContain('not retried');
+      expect(await requestCount(upstream)).toBe(1);
+    },
+  );
+
+  test('retries when the upstream closes the connection without answering', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({ close: true }, { content: 'Wieder da.' });
+    await expect(openCore().reply(ask())).resolves.toBe('Wieder da.');
+    expect(await requestCount(upstream)).toBe(2);
   });
 
-  it('retries when the upstream closes the connection without answering', async () => {
-    await fixture.upstream.script({ close: true }, { content: 'Wieder da.' });
-    await expect(fixture.open().reply(ask())).resolves.toBe('Wieder da.');
-    expect(await requestCount()).toBe(2);
-  });
-
-  it('fails with core_unavailable on a dead port after all attempts, quickly', async () => {
+  test('fails with core_unavailable on a dead port after all attempts, quickly', async ({
+    openCore,
+  }) => {
     const port = await deadPort();
-    const core = fixture.open({ maxRetries: 2 }, `http://127.0.0.1:${port}/v1`);
+    const core = openCore({ maxRetries: 2 }, `http://127.0.0.1:${port}/v1`);
     const started = performance.now();
     const error = await failure(core.reply(ask()));
 
@@ -140,38 +151,37 @@ describe('openai core: retries', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
-  it('refuses a reply larger than 4 MiB at once, without retrying', async () => {
+  test('refuses a reply larger than 4 MiB at once, without retrying', async ({
+    upstream,
+    openCore,
+  }) => {
     const huge = JSON.stringify({
       choices: [{ message: { content: 'x'.repeat(5 * 1024 * 1024) } }],
     });
-    await fixture.upstream.script(
-      { raw: huge, contentType: 'application/json' },
-      { content: 'nope' },
-    );
-    const error = await failure(fixture.open({ maxRetries: 3 }).reply(ask()));
+    await upstream.script({ raw: huge, contentType: 'application/json' }, { content: 'nope' });
+    const error = await failure(openCore({ maxRetries: 3 }).reply(ask()));
     expect(error.code).toBe('core_unavailable');
     expect(error.message).toContain(`larger than ${4 * 1024 * 1024} bytes`);
-    expect(await requestCount()).toBe(1);
+    expect(await requestCount(upstream)).toBe(1);
   });
 
-  it('fails at once, without the key, when Node refuses to build the request', async () => {
-    const error = await failure(
-      fixture.open({ apiKey: 'sk-bad\nkey', maxRetries: 3 }).reply(ask()),
-    );
+  test('fails at once, without the key, when Node refuses to build the request', async ({
+    upstream,
+    openCore,
+  }) => {
+    const error = await failure(openCore({ apiKey: 'sk-bad\nkey', maxRetries: 3 }).reply(ask()));
     expect(error.code).toBe('core_unavailable');
     expect(error.message).toContain('ERR_INVALID_CHAR');
     expect(`${error.message} ${String(error.cause)}`).not.toContain('sk-bad');
-    expect(await requestCount()).toBe(0);
+    expect(await requestCount(upstream)).toBe(0);
   });
 });
 
 describe('openai core: abort via request.signal', () => {
-  it('stops a hanging attempt at once and does not retry', async () => {
-    await fixture.upstream.script({ hang: true }, { content: 'too late' });
+  test('stops a hanging attempt at once and does not retry', async ({ upstream, openCore }) => {
+    await upstream.script({ hang: true }, { content: 'too late' });
     const controller = new AbortController();
-    const pending = failure(
-      fixture.open({ timeoutMs: 10_000 }).reply(ask('Hallo', controller.signal)),
-    );
+    const pending = failure(openCore({ timeoutMs: 10_000 }).reply(ask('Hallo', controller.signal)));
     setTimeout(() => controller.abort(), 100);
     const started = performance.now();
     const error = await pending;
@@ -179,27 +189,25 @@ describe('openai core: abort via request.signal', () => {
     expect(error.code).toBe('core_timeout');
     expect(error.message).toContain('aborted by the caller (AbortError)');
     expect(performance.now() - started).toBeLessThan(1_000);
-    expect(await requestCount()).toBe(1);
+    expect(await requestCount(upstream)).toBe(1);
   });
 
-  it('stops while waiting for a retry', async () => {
-    await fixture.upstream.script({ status: 429, headers: { 'retry-after': '30' }, body: {} });
+  test('stops while waiting for a retry', async ({ upstream, openCore }) => {
+    await upstream.script({ status: 429, headers: { 'retry-after': '30' }, body: {} });
     const signal = AbortSignal.timeout(200);
     const started = performance.now();
-    const error = await failure(
-      fixture.open({ retryMaxDelayMs: 30_000 }).reply(ask('Hallo', signal)),
-    );
+    const error = await failure(openCore({ retryMaxDelayMs: 30_000 }).reply(ask('Hallo', signal)));
 
     expect(error.code).toBe('core_timeout');
     expect(error.message).toContain('(TimeoutError) while waiting to retry');
     expect(performance.now() - started).toBeLessThan(1_500);
-    expect(await requestCount()).toBe(1);
+    expect(await requestCount(upstream)).toBe(1);
   });
 
-  it('sends nothing when the signal is already aborted', async () => {
-    const error = await failure(fixture.open().reply(ask('Hallo', AbortSignal.abort())));
+  test('sends nothing when the signal is already aborted', async ({ upstream, openCore }) => {
+    const error = await failure(openCore().reply(ask('Hallo', AbortSignal.abort())));
     expect(error.code).toBe('core_timeout');
-    expect(await requestCount()).toBe(0);
+    expect(await requestCount(upstream)).toBe(0);
   });
 });
 
@@ -216,13 +224,11 @@ describe('openai core: error messages stay free of secrets', () => {
     ['closed sockets', Array(3).fill({ close: true })],
   ] as const;
 
-  it.each(scenarios)(
+  test.for(scenarios)(
     'never puts key, message or upstream text into errors: %s',
-    async (_l, steps) => {
-      await fixture.upstream.script(...steps);
-      const error = await failure(
-        fixture.open({ apiKey: KEY, timeoutMs: 200 }).reply(ask(MESSAGE)),
-      );
+    async ([_l, steps], { upstream, openCore }) => {
+      await upstream.script(...steps);
+      const error = await failure(openCore({ apiKey: KEY, timeoutMs: 200 }).reply(ask(MESSAGE)));
       const visible = `${error.message} ${String(error.cause)} ${error.stack ?? ''}`;
       for (const secret of [KEY, MESSAGE, UPSTREAM_TEXT, 'hunter2']) {
         expect(visible).not.toContain(secret);

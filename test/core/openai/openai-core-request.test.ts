@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { CoreRequest, Turn } from '../../../src/core/core-adapter.js';
 import { chatCompletionsUrl } from '../../../src/core/openai/create-openai-core.js';
-import { useUpstreamCore } from './upstream-process.js';
-
-const fixture = useUpstreamCore();
+import { test } from './openai-test.js';
+import type { Upstream } from './upstream-process.js';
 
 function ask(message: string, language: 'de' | 'en' = 'de', history: Turn[] = []): CoreRequest {
   return { message, language, history, signal: new AbortController().signal };
 }
 
-async function onlyRequest() {
-  const { requests } = await fixture.upstream.received();
+async function onlyRequest(upstream: Upstream) {
+  const { requests } = await upstream.received();
   expect(requests).toHaveLength(1);
   const [request] = requests;
   if (request === undefined) throw new Error('no request received');
@@ -18,15 +17,18 @@ async function onlyRequest() {
 }
 
 describe('openai core: the request it sends', () => {
-  it('posts model, German system prompt, history pairs in order and the new message', async () => {
+  test('posts model, German system prompt, history pairs in order and the new message', async ({
+    upstream,
+    openCore,
+  }) => {
     const history: Turn[] = [
       { message: 'Ich heiße Ada.', reply: 'Hallo Ada!', language: 'de' },
       { message: 'What is a plan?', reply: 'A plan sets your limit.', language: 'en' },
     ];
-    const reply = await fixture.open().reply(ask('Wie heiße ich?', 'de', history));
+    const reply = await openCore().reply(ask('Wie heiße ich?', 'de', history));
 
     expect(reply).toBe('reply to: Wie heiße ich?');
-    const request = await onlyRequest();
+    const request = await onlyRequest(upstream);
     expect(request.method).toBe('POST');
     expect(request.path).toBe('/v1/chat/completions');
     expect(request.headers['content-type']).toBe('application/json');
@@ -44,9 +46,9 @@ describe('openai core: the request it sends', () => {
     });
   });
 
-  it('uses the English system prompt for an English request', async () => {
-    await fixture.open().reply(ask('Hello', 'en'));
-    const request = await onlyRequest();
+  test('uses the English system prompt for an English request', async ({ upstream, openCore }) => {
+    await openCore().reply(ask('Hello', 'en'));
+    const request = await onlyRequest(upstream);
     expect(request.body).toMatchObject({
       messages: [
         { role: 'system', content: 'Answer in English.' },
@@ -55,37 +57,42 @@ describe('openai core: the request it sends', () => {
     });
   });
 
-  it('leaves temperature and max_tokens out when unset', async () => {
-    await fixture.open().reply(ask('Hallo'));
-    const body = (await onlyRequest()).body as Record<string, unknown>;
+  test('leaves temperature and max_tokens out when unset', async ({ upstream, openCore }) => {
+    await openCore().reply(ask('Hallo'));
+    const body = (await onlyRequest(upstream)).body as Record<string, unknown>;
     expect(body).not.toHaveProperty('temperature');
     expect(body).not.toHaveProperty('max_tokens');
   });
 
-  it('sends temperature and max_tokens when configured, including temperature 0', async () => {
-    await fixture.open({ temperature: 0, maxTokens: 256 }).reply(ask('Hallo'));
-    expect((await onlyRequest()).body).toMatchObject({ temperature: 0, max_tokens: 256 });
+  test('sends temperature and max_tokens when configured, including temperature 0', async ({
+    upstream,
+    openCore,
+  }) => {
+    await openCore({ temperature: 0, maxTokens: 256 }).reply(ask('Hallo'));
+    expect((await onlyRequest(upstream)).body).toMatchObject({ temperature: 0, max_tokens: 256 });
   });
 
-  it('sends the API key as a bearer token', async () => {
-    await fixture.open().reply(ask('Hallo'));
-    expect((await onlyRequest()).headers.authorization).toBe('Bearer sk-test-secret-1234567890');
+  test('sends the API key as a bearer token', async ({ upstream, openCore }) => {
+    await openCore().reply(ask('Hallo'));
+    expect((await onlyRequest(upstream)).headers.authorization).toBe(
+      'Bearer sk-test-secret-1234567890',
+    );
   });
 
-  it('sends no Authorization header without an API key', async () => {
-    await fixture.open({ apiKey: undefined }).reply(ask('Hallo'));
-    expect((await onlyRequest()).headers).not.toHaveProperty('authorization');
+  test('sends no Authorization header without an API key', async ({ upstream, openCore }) => {
+    await openCore({ apiKey: undefined }).reply(ask('Hallo'));
+    expect((await onlyRequest(upstream)).headers).not.toHaveProperty('authorization');
   });
 });
 
 describe('openai core: the reply it returns', () => {
-  it('returns choices[0].message.content trimmed', async () => {
-    await fixture.upstream.script({ content: '  \n Guten Tag!  \n' });
-    await expect(fixture.open().reply(ask('Hallo'))).resolves.toBe('Guten Tag!');
+  test('returns choices[0].message.content trimmed', async ({ upstream, openCore }) => {
+    await upstream.script({ content: '  \n Guten Tag!  \n' });
+    await expect(openCore().reply(ask('Hallo'))).resolves.toBe('Guten Tag!');
   });
 
-  it('is named openai', () => {
-    expect(fixture.open().name).toBe('openai');
+  test('is named openai', ({ openCore }) => {
+    expect(openCore().name).toBe('openai');
   });
 
   const unusable = [
@@ -101,14 +108,17 @@ describe('openai core: the reply it returns', () => {
     ['whitespace-only content', { content: ' \n\t ' }],
   ] as const;
 
-  it.each(unusable)('fails with core_unavailable, not retried, on %s', async (_label, step) => {
-    await fixture.upstream.script(step, { content: 'should not be reached' });
-    await expect(fixture.open().reply(ask('Hallo'))).rejects.toMatchObject({
-      name: 'CoreError',
-      code: 'core_unavailable',
-    });
-    expect((await fixture.upstream.received()).requests).toHaveLength(1);
-  });
+  test.for(unusable)(
+    'fails with core_unavailable, not retried, on %s',
+    async ([_label, step], { upstream, openCore }) => {
+      await upstream.script(step, { content: 'should not be reached' });
+      await expect(openCore().reply(ask('Hallo'))).rejects.toMatchObject({
+        name: 'CoreError',
+        code: 'core_unavailable',
+      });
+      expect((await upstream.received()).requests).toHaveLength(1);
+    },
+  );
 });
 
 describe('chatCompletionsUrl', () => {

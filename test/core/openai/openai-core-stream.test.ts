@@ -4,11 +4,10 @@
  * the gaps between tokens have time limits, failures before the first token are retried and
  * after it end the stream, and an abort or an early stop aborts the upstream request at once.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { type CoreChunk, CoreError, type CoreRequest } from '../../../src/core/core-adapter.js';
-import { releaseWhenSeen, useUpstreamCore } from './upstream-process.js';
-
-const fixture = useUpstreamCore();
+import { test } from './openai-test.js';
+import { releaseWhenSeen, type Upstream } from './upstream-process.js';
 
 function ask(overrides: Partial<CoreRequest> = {}): CoreRequest {
   return {
@@ -45,17 +44,17 @@ async function collect(
 const deltas = (collected: Collected) =>
   collected.chunks.flatMap(({ chunk }) => (chunk.type === 'delta' ? [chunk.text] : []));
 
-async function lastRequest() {
-  const { requests } = await fixture.upstream.received();
+async function lastRequest(upstream: Upstream) {
+  const { requests } = await upstream.received();
   const last = requests.at(-1);
   if (!last) throw new Error('the upstream received nothing');
   return last;
 }
 
-async function untilAborted(): Promise<number> {
+async function untilAborted(upstream: Upstream): Promise<number> {
   const deadline = Date.now() + 5_000;
   for (;;) {
-    const abortedAt = (await lastRequest()).abortedAt;
+    const abortedAt = (await lastRequest(upstream)).abortedAt;
     if (abortedAt !== undefined) return abortedAt;
     if (Date.now() > deadline) throw new Error('the upstream never saw its request aborted');
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -63,13 +62,16 @@ async function untilAborted(): Promise<number> {
 }
 
 describe('openai core: streamed replies', () => {
-  it('passes each token on as it arrives, before the upstream has finished', async () => {
-    await fixture.upstream.script({
+  test('passes each token on as it arrives, before the upstream has finished', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({
       stream: { pieces: ['Guten ', 'Tag, ', 'wie ', 'geht ', 'es?'], holdAfter: 1 },
     });
     // The upstream holds 'Tag, ' and the rest back until the first delta has come out.
-    const held = releaseWhenSeen(fixture.upstream);
-    const collected = await collect(fixture.open().stream?.(ask()), (chunk) => {
+    const held = releaseWhenSeen(upstream);
+    const collected = await collect(openCore().stream?.(ask()), (chunk) => {
       if (chunk.type === 'delta') held.seen();
     });
 
@@ -78,11 +80,14 @@ describe('openai core: streamed replies', () => {
     expect(deltas(collected)).toEqual(['Guten ', 'Tag, ', 'wie ', 'geht ', 'es?']);
   });
 
-  it("asks for a stream with usage and reads the upstream's token counts", async () => {
-    await fixture.upstream.script({
+  test("asks for a stream with usage and reads the upstream's token counts", async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({
       stream: { usage: { prompt_tokens: 31, completion_tokens: 4 } },
     });
-    const collected = await collect(fixture.open().stream?.(ask()));
+    const collected = await collect(openCore().stream?.(ask()));
 
     expect(collected.chunks.at(-1)?.chunk).toEqual({
       type: 'usage',
@@ -90,21 +95,24 @@ describe('openai core: streamed replies', () => {
       completionTokens: 4,
     });
     expect(deltas(collected).join('')).toBe('reply to: Hallo');
-    const body = (await lastRequest()).body as Record<string, unknown>;
+    const body = (await lastRequest(upstream)).body as Record<string, unknown>;
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true });
   });
 
-  it("sends the client's instructions after the operator's prompt, and its sampling", async () => {
-    await fixture.upstream.script({});
+  test("sends the client's instructions after the operator's prompt, and its sampling", async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({});
     const request = ask({
       instructions: ['Sei knapp.'],
       history: [{ message: 'Hi', reply: 'Hallo!', language: 'de' }],
       sampling: { temperature: 0.2, topP: 0.9, maxTokens: 50, stop: ['\n\n'], user: 'u-1' },
     });
-    await collect(fixture.open({ maxTokens: 20 }).stream?.(request));
+    await collect(openCore({ maxTokens: 20 }).stream?.(request));
 
-    const body = (await lastRequest()).body as Record<string, unknown>;
+    const body = (await lastRequest(upstream)).body as Record<string, unknown>;
     expect(body.messages).toEqual([
       { role: 'system', content: 'Antworte auf Deutsch.' },
       { role: 'system', content: 'Sei knapp.' },
@@ -121,77 +129,98 @@ describe('openai core: streamed replies', () => {
     });
   });
 
-  it('retries a failure before the first token, with the next attempt streaming', async () => {
-    await fixture.upstream.script(
+  test('retries a failure before the first token, with the next attempt streaming', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script(
       { status: 503, body: { error: { message: 'busy' } } },
       { stream: { breakAfter: 0 } },
       { content: 'Jetzt aber.' },
     );
-    const collected = await collect(fixture.open().stream?.(ask()));
+    const collected = await collect(openCore().stream?.(ask()));
 
     expect(collected.error).toBeUndefined();
     expect(deltas(collected).join('')).toBe('Jetzt aber.');
-    expect((await fixture.upstream.received()).requests).toHaveLength(3);
+    expect((await upstream.received()).requests).toHaveLength(3);
   });
 
-  it('ends with core_unavailable, unretried, when the stream breaks off after a token', async () => {
-    await fixture.upstream.script({
+  test('ends with core_unavailable, unretried, when the stream breaks off after a token', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({
       stream: { pieces: ['Eins ', 'zwei ', 'drei'], breakAfter: 2 },
     });
-    const collected = await collect(fixture.open().stream?.(ask()));
+    const collected = await collect(openCore().stream?.(ask()));
 
     expect(deltas(collected)).toEqual(['Eins ', 'zwei ']);
     expect(collected.error).toBeInstanceOf(CoreError);
     expect((collected.error as CoreError).code).toBe('core_unavailable');
-    expect((await fixture.upstream.received()).requests).toHaveLength(1);
+    expect((await upstream.received()).requests).toHaveLength(1);
   });
 
-  it('fails a stream that ends with neither a finish reason nor [DONE] (cut off) as core_unavailable', async () => {
+  test('fails a stream that ends with neither a finish reason nor [DONE] (cut off) as core_unavailable', async ({
+    upstream,
+    openCore,
+  }) => {
     const options = { maxRetries: 0 };
-    await fixture.upstream.script({
+    await upstream.script({
       stream: { pieces: ['a ', 'b'], noDone: true, noFinish: true },
     });
-    const collected = await collect(fixture.open(options).stream?.(ask()));
+    const collected = await collect(openCore(options).stream?.(ask()));
 
     expect(deltas(collected)).toEqual(['a ', 'b']);
     expect((collected.error as CoreError).code).toBe('core_unavailable');
   });
 
-  it('takes a stream that ends with its finish reason but without [DONE], as some servers send', async () => {
-    await fixture.upstream.script({ stream: { pieces: ['a ', 'b'], noDone: true } });
-    const collected = await collect(fixture.open({ maxRetries: 0 }).stream?.(ask()));
+  test('takes a stream that ends with its finish reason but without [DONE], as some servers send', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({ stream: { pieces: ['a ', 'b'], noDone: true } });
+    const collected = await collect(openCore({ maxRetries: 0 }).stream?.(ask()));
 
     expect(deltas(collected)).toEqual(['a ', 'b']);
     expect(collected.error).toBeUndefined();
   });
 
-  it('times out waiting for the first token and aborts the upstream request', async () => {
-    await fixture.upstream.script({ stream: { firstTokenMs: 10_000 } });
+  test('times out waiting for the first token and aborts the upstream request', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({ stream: { firstTokenMs: 10_000 } });
     const options = { firstTokenTimeoutMs: 250, maxRetries: 0 };
     const started = performance.now();
-    const collected = await collect(fixture.open(options).stream?.(ask()));
+    const collected = await collect(openCore(options).stream?.(ask()));
 
     expect((collected.error as CoreError).code).toBe('core_timeout');
     expect((collected.error as CoreError).message).toContain('first token');
     expect(performance.now() - started).toBeLessThan(2_000);
-    await untilAborted();
+    await untilAborted(upstream);
   });
 
-  it('times out on a gap between tokens, after passing on what came', async () => {
-    await fixture.upstream.script({ stream: { pieces: ['Ein ', 'Satz'], hangAfter: 1 } });
-    const collected = await collect(fixture.open({ tokenGapTimeoutMs: 250 }).stream?.(ask()));
+  test('times out on a gap between tokens, after passing on what came', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({ stream: { pieces: ['Ein ', 'Satz'], hangAfter: 1 } });
+    const collected = await collect(openCore({ tokenGapTimeoutMs: 250 }).stream?.(ask()));
 
     expect(deltas(collected)).toEqual(['Ein ']);
     expect((collected.error as CoreError).code).toBe('core_timeout');
     expect((collected.error as CoreError).message).toContain('between tokens');
-    expect((await fixture.upstream.received()).requests).toHaveLength(1);
-    await untilAborted();
+    expect((await upstream.received()).requests).toHaveLength(1);
+    await untilAborted(upstream);
   });
 
-  it('aborts the upstream request at once when the signal fires mid-stream', async () => {
-    await fixture.upstream.script({ stream: { pieces: ['a ', 'b ', 'c'], gapMs: 5_000 } });
+  test('aborts the upstream request at once when the signal fires mid-stream', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({ stream: { pieces: ['a ', 'b ', 'c'], gapMs: 5_000 } });
     const controller = new AbortController();
-    const stream = fixture.open().stream?.(ask({ signal: controller.signal }));
+    const stream = openCore().stream?.(ask({ signal: controller.signal }));
     if (!stream) throw new Error('no stream()');
     const iterator = stream[Symbol.asyncIterator]();
     const first = await iterator.next();
@@ -199,17 +228,20 @@ describe('openai core: streamed replies', () => {
     const abortedAt = Date.now();
     controller.abort(new Error('client gone'));
     await expect(iterator.next()).rejects.toMatchObject({ code: 'core_timeout' });
-    expect((await untilAborted()) - abortedAt).toBeLessThan(1_000);
+    expect((await untilAborted(upstream)) - abortedAt).toBeLessThan(1_000);
   });
 
-  it('aborts the upstream request when the consumer stops reading', async () => {
-    await fixture.upstream.script({ stream: { pieces: ['a ', 'b ', 'c'], gapMs: 5_000 } });
-    const stream = fixture.open().stream?.(ask());
+  test('aborts the upstream request when the consumer stops reading', async ({
+    upstream,
+    openCore,
+  }) => {
+    await upstream.script({ stream: { pieces: ['a ', 'b ', 'c'], gapMs: 5_000 } });
+    const stream = openCore().stream?.(ask());
     if (!stream) throw new Error('no stream()');
     for await (const chunk of stream) {
       expect(chunk).toEqual({ type: 'delta', text: 'a ' });
       break;
     }
-    await untilAborted();
+    await untilAborted(upstream);
   });
 });

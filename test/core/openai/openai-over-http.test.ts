@@ -1,39 +1,36 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { chat, startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { startUpstream, type Upstream } from './upstream-process.js';
+import { describe, expect } from 'vitest';
+import { test as base, openAiEnv } from '../../helpers/fixtures.js';
+import { chat, startTestServer } from '../../helpers/test-server.js';
+import type { Upstream } from './upstream-process.js';
 
 // The whole path: the real server with PLAUDER_CORE=openai in front of a real upstream process.
-let upstream: Upstream;
-let server: TestServer;
-let key: string;
-let keyId: string;
-
-beforeAll(async () => {
-  upstream = await startUpstream();
-  server = await startTestServer({
-    env: {
-      PLAUDER_CORE: 'openai',
-      PLAUDER_OPENAI_BASE_URL: upstream.baseUrl,
-      PLAUDER_OPENAI_MODEL: 'test-model',
-      PLAUDER_OPENAI_API_KEY: 'sk-upstream-secret',
-      PLAUDER_OPENAI_TIMEOUT: '300ms',
-      PLAUDER_OPENAI_MAX_RETRIES: '1',
-      PLAUDER_OPENAI_RETRY_BASE_DELAY: '10ms',
-    },
-  });
-  ({ key, id: keyId } = await server.createKey());
-});
-afterAll(async () => {
-  await server.close();
-  await upstream.stop();
-});
-beforeEach(() => upstream.reset());
-
-const used = () =>
-  server.services.usage.used(keyId, server.services.quota.monthOf(Date.now()).month);
+// One server for the file, in front of the worker's upstream; each test asks for `upstream`,
+// which resets it before the test.
+const test = base.extend(
+  'served',
+  { scope: 'file' },
+  async ({ upstreamProcess }, { onCleanup }) => {
+    const server = await startTestServer({
+      env: openAiEnv(upstreamProcess, {
+        PLAUDER_OPENAI_API_KEY: 'sk-upstream-secret',
+        PLAUDER_OPENAI_TIMEOUT: '300ms',
+        PLAUDER_OPENAI_MAX_RETRIES: '1',
+        PLAUDER_OPENAI_RETRY_BASE_DELAY: '10ms',
+      }),
+    });
+    onCleanup(() => server.close());
+    const { key, id: keyId } = await server.createKey();
+    const used = () =>
+      server.services.usage.used(keyId, server.services.quota.monthOf(Date.now()).month);
+    return { server, key, used };
+  },
+);
 
 describe('the OpenAI adapter behind the API', () => {
-  it('sends the system prompt of the endpoint language, the session history in order and the model', async () => {
+  test('sends the system prompt of the endpoint language, the session history in order and the model', async ({
+    served: { server, key },
+    upstream,
+  }) => {
     await chat(server, key, { message: 'Ich heiße Anna', sessionId: 'oa' });
     await chat(server, key, { message: 'What is my name?', sessionId: 'oa' }, '/api/chat-en');
     const { requests } = await upstream.received();
@@ -52,7 +49,10 @@ describe('the OpenAI adapter behind the API', () => {
     expect(requests.at(-1)?.headers.authorization).toBe('Bearer sk-upstream-secret');
   });
 
-  it('answers 200 with the upstream reply and counts it once', async () => {
+  test('answers 200 with the upstream reply and counts it once', async ({
+    served: { server, key, used },
+    upstream,
+  }) => {
     const before = await used();
     await upstream.script({ content: 'Hallo vom Modell' });
     const res = await chat(server, key, { message: 'Hallo' });
@@ -60,29 +60,33 @@ describe('the OpenAI adapter behind the API', () => {
     expect(await used()).toBe(before + 1);
   });
 
-  const failures: Array<[string, () => Promise<void>, string]> = [
+  const failures: Array<[string, (upstream: Upstream) => Promise<void>, string]> = [
     [
       'answers 500 twice',
-      () => upstream.script({ status: 500 }, { status: 500 }),
+      (upstream) => upstream.script({ status: 500 }, { status: 500 }),
       'core_unavailable',
     ],
-    ['answers garbage', () => upstream.script({ raw: '<html>oops</html>' }), 'core_unavailable'],
+    [
+      'answers garbage',
+      (upstream) => upstream.script({ raw: '<html>oops</html>' }),
+      'core_unavailable',
+    ],
     [
       'answers 429 twice',
-      () => upstream.script({ status: 429 }, { status: 429 }),
+      (upstream) => upstream.script({ status: 429 }, { status: 429 }),
       'core_unavailable',
     ],
     [
       'hangs past the timeout',
-      () => upstream.script({ hang: true }, { hang: true }),
+      (upstream) => upstream.script({ hang: true }, { hang: true }),
       'core_timeout',
     ],
   ];
-  it.each(failures)(
+  test.for(failures)(
     'answers 500 when the upstream %s, counts nothing and leaks nothing',
-    async (_n, arrange, code) => {
+    async ([, arrange, code], { served: { server, key, used }, upstream }) => {
       const before = await used();
-      await arrange();
+      await arrange(upstream);
       const res = await chat(server, key, { message: 'Hallo' });
       expect(res.status).toBe(500);
       expect(res.json.error.code).toBe(code);
@@ -95,7 +99,10 @@ describe('the OpenAI adapter behind the API', () => {
     },
   );
 
-  it('retries a 503 and answers with the second attempt, counted once', async () => {
+  test('retries a 503 and answers with the second attempt, counted once', async ({
+    served: { server, key, used },
+    upstream,
+  }) => {
     const before = await used();
     await upstream.script({ status: 503 }, { content: 'zweiter Versuch' });
     const res = await chat(server, key, { message: 'Hallo' });

@@ -4,9 +4,6 @@
  */
 
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import type { CoreAdapter } from '../../../src/core/core-adapter.js';
-import { createOpenAiCore } from '../../../src/core/openai/create-openai-core.js';
 import type { OpenAiCoreOptions } from '../../../src/core/openai/openai-config.js';
 import { deadPort, startFixtureProcess } from '../../helpers/fixture-process.js';
 
@@ -155,37 +152,4 @@ export function testOptions(
     tokenGapTimeoutMs: 1_000,
     ...overrides,
   };
-}
-
-export interface UpstreamCoreFixture {
-  /** The upstream process of this test file (started in `beforeAll`). */
-  readonly upstream: Upstream;
-  /** An adapter against it (or against `baseUrl`); closed after each test. */
-  open(overrides?: Partial<OpenAiCoreOptions>, baseUrl?: string): CoreAdapter;
-}
-
-/** One upstream process per file, reset before each test; adapters closed after each. */
-export function useUpstreamCore(): UpstreamCoreFixture {
-  let upstream: Upstream | undefined;
-  let core: CoreAdapter | undefined;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-  });
-  afterAll(() => upstream?.stop());
-  beforeEach(() => upstream?.reset());
-  afterEach(async () => {
-    await core?.close?.();
-    core = undefined;
-  });
-  const fixture = {
-    get upstream(): Upstream {
-      if (!upstream) throw new Error('the upstream starts in beforeAll');
-      return upstream;
-    },
-    open(overrides: Partial<OpenAiCoreOptions> = {}, baseUrl?: string): CoreAdapter {
-      core = createOpenAiCore(testOptions(baseUrl ?? fixture.upstream.baseUrl, overrides));
-      return core;
-    },
-  };
-  return fixture;
 }

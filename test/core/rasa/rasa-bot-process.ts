@@ -4,9 +4,8 @@
  */
 
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import type { CoreAdapter, CoreRequest, Language } from '../../../src/core/core-adapter.js';
-import { createRasaCore, type RasaCoreOptions } from '../../../src/core/rasa/create-rasa-core.js';
+import type { CoreRequest, Language } from '../../../src/core/core-adapter.js';
+import type { RasaCoreOptions } from '../../../src/core/rasa/create-rasa-core.js';
 import { DEFAULT_FALLBACKS, rasaWebhookUrl } from '../../../src/core/rasa/rasa-config.js';
 import { startFixtureProcess } from '../../helpers/fixture-process.js';
 
@@ -93,39 +92,6 @@ export function ask(
   fields: Partial<Omit<CoreRequest, 'message'>> = {},
 ): CoreRequest {
   return { message, language: 'de', history: [], signal: new AbortController().signal, ...fields };
-}
-
-export interface RasaCoreFixture {
-  /** The bot process of this test file (started in `beforeAll`). */
-  readonly bot: RasaBot;
-  /** An adapter against it (or against `url`); closed after each test. */
-  open(overrides?: Partial<RasaCoreOptions>, url?: string): CoreAdapter;
-}
-
-/** One bot process per file, reset before each test; adapters closed after each. */
-export function useRasaCore(): RasaCoreFixture {
-  let bot: RasaBot | undefined;
-  let core: CoreAdapter | undefined;
-  beforeAll(async () => {
-    bot = await startRasaBot();
-  });
-  afterAll(() => bot?.stop());
-  beforeEach(() => bot?.reset());
-  afterEach(async () => {
-    await core?.close?.();
-    core = undefined;
-  });
-  const fixture = {
-    get bot(): RasaBot {
-      if (!bot) throw new Error('the bot starts in beforeAll');
-      return bot;
-    },
-    open(overrides: Partial<RasaCoreOptions> = {}, url?: string): CoreAdapter {
-      core = createRasaCore(testOptions(url ?? fixture.bot.url, overrides));
-      return core;
-    },
-  };
-  return fixture;
 }
 
 /** The rejection of `promise`, which must reject. */

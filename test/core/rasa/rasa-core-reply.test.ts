@@ -1,22 +1,27 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { CoreNotice } from '../../../src/core/core-adapter.js';
 import { DEFAULT_FALLBACKS } from '../../../src/core/rasa/rasa-config.js';
-import { ask, useRasaCore } from './rasa-bot-process.js';
-
-const fixture = useRasaCore();
+import { ask } from './rasa-bot-process.js';
+import { test } from './rasa-test.js';
 
 describe('rasa core: the reply it makes of the answer', () => {
-  it('joins the texts of all messages with blank lines, in order, trimmed', async () => {
-    await fixture.bot.script({
+  test('joins the texts of all messages with blank lines, in order, trimmed', async ({
+    rasaBot,
+    openCore,
+  }) => {
+    await rasaBot.script({
       messages: [{ text: ' Hallo! ' }, { text: 'Ich bin der Shop-Bot.\nWas suchst du?' }],
     });
-    await expect(fixture.open().reply(ask('Hi'))).resolves.toBe(
+    await expect(openCore().reply(ask('Hi'))).resolves.toBe(
       'Hallo!\n\nIch bin der Shop-Bot.\nWas suchst du?',
     );
   });
 
-  it('lists the titles of buttons under the text of their message', async () => {
-    await fixture.bot.script({
+  test('lists the titles of buttons under the text of their message', async ({
+    rasaBot,
+    openCore,
+  }) => {
+    await rasaBot.script({
       messages: [
         {
           text: 'What would you like to do?',
@@ -27,19 +32,22 @@ describe('rasa core: the reply it makes of the answer', () => {
         },
       ],
     });
-    await expect(fixture.open().reply(ask('menu', { language: 'en' }))).resolves.toBe(
+    await expect(openCore().reply(ask('menu', { language: 'en' }))).resolves.toBe(
       'What would you like to do?\n- Track my order\n- Talk to a human',
     );
   });
 
-  it('describes images and attachments with their URL, in the endpoint language', async () => {
+  test('describes images and attachments with their URL, in the endpoint language', async ({
+    rasaBot,
+    openCore,
+  }) => {
     const messages = [
       { text: 'Here it is:', image: 'https://shop.example/p/42.png' },
       { attachment: 'https://shop.example/invoice.pdf' },
       { attachment: { type: 'video', payload: {} } },
     ];
-    await fixture.bot.script({ messages }, { messages });
-    const core = fixture.open();
+    await rasaBot.script({ messages }, { messages });
+    const core = openCore();
     await expect(core.reply(ask('show', { language: 'en' }))).resolves.toBe(
       'Here it is:\n[Image: https://shop.example/p/42.png]\n\n' +
         '[Attachment: https://shop.example/invoice.pdf]\n\n[Attachment]',
@@ -50,52 +58,61 @@ describe('rasa core: the reply it makes of the answer', () => {
     );
   });
 
-  it('shows buttons alone and leaves out custom payloads and blank texts', async () => {
-    await fixture.bot.script({
+  test('shows buttons alone and leaves out custom payloads and blank texts', async ({
+    rasaBot,
+    openCore,
+  }) => {
+    await rasaBot.script({
       messages: [
         { custom: { widget: 'map' } },
         { text: '   ' },
         { buttons: [{ title: 'Ja' }, { title: ' ' }, { payload: '/nein' }, { title: 'Nein' }] },
       ],
     });
-    await expect(fixture.open().reply(ask('?'))).resolves.toBe('- Ja\n- Nein');
+    await expect(openCore().reply(ask('?'))).resolves.toBe('- Ja\n- Nein');
   });
 });
 
 describe('rasa core: an answer with nothing to show', () => {
-  it.each([
+  test.for([
     ['de', DEFAULT_FALLBACKS.de],
     ['en', DEFAULT_FALLBACKS.en],
-  ] as const)('replies the polite fallback in %s to [] and reports it', async (language, text) => {
-    await fixture.bot.script({ messages: [] });
-    const notices: CoreNotice[] = [];
-    const reply = await fixture
-      .open()
-      .reply(ask('geheime Nachricht', { language, onNotice: (n) => notices.push(n) }));
+  ] as const)(
+    'replies the polite fallback in %s to [] and reports it',
+    async ([language, text], { rasaBot, openCore }) => {
+      await rasaBot.script({ messages: [] });
+      const notices: CoreNotice[] = [];
+      const reply = await openCore().reply(
+        ask('geheime Nachricht', { language, onNotice: (n) => notices.push(n) }),
+      );
 
-    expect(reply).toBe(text);
-    expect(notices).toEqual([{ kind: 'empty_answer', core: 'rasa', language, messages: 0 }]);
-    expect(JSON.stringify(notices)).not.toContain('geheime');
-  });
+      expect(reply).toBe(text);
+      expect(notices).toEqual([{ kind: 'empty_answer', core: 'rasa', language, messages: 0 }]);
+      expect(JSON.stringify(notices)).not.toContain('geheime');
+    },
+  );
 
-  it('falls back too when no message has anything to show, and counts them', async () => {
-    await fixture.bot.script({ messages: [{ custom: { a: 1 } }, { text: '' }] });
+  test('falls back too when no message has anything to show, and counts them', async ({
+    rasaBot,
+    openCore,
+  }) => {
+    await rasaBot.script({ messages: [{ custom: { a: 1 } }, { text: '' }] });
     const notices: CoreNotice[] = [];
-    const reply = await fixture.open().reply(ask('x', { onNotice: (n) => notices.push(n) }));
+    const reply = await openCore().reply(ask('x', { onNotice: (n) => notices.push(n) }));
     expect(reply).toBe(DEFAULT_FALLBACKS.de);
     expect(notices).toEqual([{ kind: 'empty_answer', core: 'rasa', language: 'de', messages: 2 }]);
   });
 
-  it('uses the configured fallbacks and needs no onNotice', async () => {
-    await fixture.bot.script({ messages: [] }, { messages: [] });
-    const core = fixture.open({ fallbacks: { de: 'Wie bitte?', en: 'Pardon?' } });
+  test('uses the configured fallbacks and needs no onNotice', async ({ rasaBot, openCore }) => {
+    await rasaBot.script({ messages: [] }, { messages: [] });
+    const core = openCore({ fallbacks: { de: 'Wie bitte?', en: 'Pardon?' } });
     await expect(core.reply(ask('x'))).resolves.toBe('Wie bitte?');
     await expect(core.reply(ask('x', { language: 'en' }))).resolves.toBe('Pardon?');
   });
 
-  it('reports nothing when the answer has text', async () => {
+  test('reports nothing when the answer has text', async ({ openCore }) => {
     const notices: CoreNotice[] = [];
-    await fixture.open().reply(ask('x', { onNotice: (n) => notices.push(n) }));
+    await openCore().reply(ask('x', { onNotice: (n) => notices.push(n) }));
     expect(notices).toEqual([]);
   });
 });
@@ -112,14 +129,16 @@ describe('rasa core: an answer it cannot read', () => {
     ['a button title that is not a string', { messages: [{ buttons: [{ title: 1 }] }] }],
   ] as const;
 
-  it.each(garbage)('fails with core_unavailable, not retried, on %s', async (_label, step) => {
-    await fixture.bot.script(step, { messages: [{ text: 'should not be reached' }] });
-    const error = await fixture
-      .open({ maxRetries: 3 })
-      .reply(ask('Hallo'))
-      .catch((reason: unknown) => reason);
-    expect(error).toMatchObject({ name: 'CoreError', code: 'core_unavailable' });
-    expect((error as Error).message).toMatch(/^rasa core: unusable reply with HTTP 200: /);
-    expect((await fixture.bot.requests()).length).toBe(1);
-  });
+  test.for(garbage)(
+    'fails with core_unavailable, not retried, on %s',
+    async ([_label, step], { rasaBot, openCore }) => {
+      await rasaBot.script(step, { messages: [{ text: 'should not be reached' }] });
+      const error = await openCore({ maxRetries: 3 })
+        .reply(ask('Hallo'))
+        .catch((reason: unknown) => reason);
+      expect(error).toMatchObject({ name: 'CoreError', code: 'core_unavailable' });
+      expect((error as Error).message).toMatch(/^rasa core: unusable reply with HTTP 200: /);
+      expect((await rasaBot.requests()).length).toBe(1);
+    },
+  );
 });

@@ -2,20 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRasaCore } from '../../../src/core/rasa/create-rasa-core.js';
 import { createTurnSealer } from '../../../src/sessions/turn-sealer.js';
-import { ask, type RasaBot, startRasaBot, testOptions, useRasaCore } from './rasa-bot-process.js';
+import { ask, type RasaBot, startRasaBot, testOptions } from './rasa-bot-process.js';
+import { test } from './rasa-test.js';
 
-const fixture = useRasaCore();
-
-async function senders(): Promise<unknown[]> {
-  return (await fixture.bot.requests()).map((request) => request.body?.sender);
+async function senders(bot: RasaBot): Promise<unknown[]> {
+  return (await bot.requests()).map((request) => request.body?.sender);
 }
 
 describe('rasa core: the request it sends', () => {
-  it('posts sender, message and the language in metadata to the REST webhook', async () => {
-    const reply = await fixture.open().reply(ask('Hallo Bot', { conversationId: 'conv-1' }));
+  test('posts sender, message and the language in metadata to the REST webhook', async ({
+    rasaBot,
+    openCore,
+  }) => {
+    const reply = await openCore().reply(ask('Hallo Bot', { conversationId: 'conv-1' }));
 
     expect(reply).toBe('echo: Hallo Bot');
-    const [request, ...others] = await fixture.bot.requests();
+    const [request, ...others] = await rasaBot.requests();
     expect(others).toEqual([]);
     expect(request?.method).toBe('POST');
     expect(request?.path).toBe('/webhooks/rest/webhook');
@@ -27,20 +29,23 @@ describe('rasa core: the request it sends', () => {
     });
   });
 
-  it('tells one bot the language of each request in metadata.language', async () => {
-    const core = fixture.open();
+  test('tells one bot the language of each request in metadata.language', async ({
+    rasaBot,
+    openCore,
+  }) => {
+    const core = openCore();
     await core.reply(ask('Hallo', { language: 'de' }));
     await core.reply(ask('Hello', { language: 'en' }));
-    const languages = (await fixture.bot.requests()).map((r) => r.body?.metadata);
+    const languages = (await rasaBot.requests()).map((r) => r.body?.metadata);
     expect(languages).toEqual([{ language: 'de' }, { language: 'en' }]);
   });
 
-  it('is named rasa and sends nothing of the memory window', async () => {
+  test('is named rasa and sends nothing of the memory window', async ({ rasaBot, openCore }) => {
     const history = [{ message: 'früher', reply: 'damals', language: 'de' as const }];
-    const core = fixture.open();
+    const core = openCore();
     await core.reply(ask('jetzt', { history }));
     expect(core.name).toBe('rasa');
-    expect((await fixture.bot.requests())[0]?.rawBody).not.toMatch(/früher|damals/);
+    expect((await rasaBot.requests())[0]?.rawBody).not.toMatch(/früher|damals/);
   });
 });
 
@@ -75,19 +80,25 @@ describe('rasa core: one bot per language', () => {
 });
 
 describe('rasa core: the sender', () => {
-  it('is the conversationId on every turn of a conversation, so the bot keeps its tracker', async () => {
-    const core = fixture.open();
+  test('is the conversationId on every turn of a conversation, so the bot keeps its tracker', async ({
+    rasaBot,
+    openCore,
+  }) => {
+    const core = openCore();
     for (const message of ['eins', 'zwei', 'drei']) {
       await core.reply(ask(message, { conversationId: 'abc' }));
     }
-    expect(await senders()).toEqual(['abc', 'abc', 'abc']);
+    expect(await senders(rasaBot)).toEqual(['abc', 'abc', 'abc']);
   });
 
-  it('is a fresh random id for every request without a conversation', async () => {
-    const core = fixture.open();
+  test('is a fresh random id for every request without a conversation', async ({
+    rasaBot,
+    openCore,
+  }) => {
+    const core = openCore();
     await core.reply(ask('eins'));
     await core.reply(ask('zwei'));
-    const [first, second] = await senders();
+    const [first, second] = await senders(rasaBot);
     expect(first).toMatch(/^[0-9a-f-]{36}$/);
     expect(second).toMatch(/^[0-9a-f-]{36}$/);
     expect(first).not.toBe(second);

@@ -3,36 +3,17 @@
  * request to Rasa is aborted when the client leaves): the real server in front of a real bot
  * process; the bot sees its request closed within a second, nothing is counted or stored.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { type RasaBot, startRasaBot } from './rasa-bot-process.js';
-
-let bot: RasaBot;
-let server: TestServer;
-beforeAll(async () => {
-  bot = await startRasaBot();
-  server = await startTestServer({
-    env: { PLAUDER_CORE: 'rasa', PLAUDER_RASA_URL: bot.url, PLAUDER_RASA_TIMEOUT: '30s' },
-  });
-});
-afterAll(async () => {
-  await server?.close();
-  await bot?.stop();
-});
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { describe, expect } from 'vitest';
+import { rasaEnv, test } from '../../helpers/fixtures.js';
+import { until } from '../../helpers/sse.js';
 
 describe('a client that hangs up in front of a Rasa bot', () => {
-  it('aborts the request to the bot within a second, refunds and stores nothing', async () => {
+  test('aborts the request to the bot within a second, refunds and stores nothing', async ({
+    rasaBot: bot,
+    serve,
+  }) => {
     await bot.script({ hang: true });
+    const server = await serve({ env: rasaEnv(bot, { PLAUDER_RASA_TIMEOUT: '30s' }) });
     const { id, key } = await server.createKey();
     const controller = new AbortController();
     const request = fetch(`${server.url}/api/chat-en`, {

@@ -1,43 +1,37 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEFAULT_FALLBACKS } from '../../../src/core/rasa/rasa-config.js';
-import { chat, http, startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { type RasaBot, startRasaBot } from './rasa-bot-process.js';
+import { test as base, rasaEnv } from '../../helpers/fixtures.js';
+import { chat, http, startTestServer } from '../../helpers/test-server.js';
+import type { RasaBot } from './rasa-bot-process.js';
 
 // The whole path: the real server with PLAUDER_CORE=rasa in front of a real bot process.
-let bot: RasaBot;
-let server: TestServer;
-let alice: { id: string; key: string };
-let bob: { id: string; key: string };
-
-beforeAll(async () => {
-  bot = await startRasaBot();
-  server = await startTestServer({
-    env: {
-      PLAUDER_CORE: 'rasa',
-      PLAUDER_RASA_URL: bot.url,
+// One server for the file, in front of the worker's bot; each test asks for `rasaBot`,
+// which resets the bot before it.
+const test = base.extend('served', { scope: 'file' }, async ({ rasaBotProcess }, { onCleanup }) => {
+  const server = await startTestServer({
+    env: rasaEnv(rasaBotProcess, {
       PLAUDER_RASA_TIMEOUT: '300ms',
       PLAUDER_RASA_MAX_RETRIES: '1',
       PLAUDER_RASA_RETRY_BASE_DELAY: '10ms',
-    },
+    }),
   });
-  alice = await server.createKey({ name: 'alice' });
-  bob = await server.createKey({ name: 'bob' });
+  onCleanup(() => server.close());
+  const alice = await server.createKey({ name: 'alice' });
+  const bob = await server.createKey({ name: 'bob' });
+  const used = (keyId: string) =>
+    server.services.usage.used(keyId, server.services.quota.monthOf(Date.now()).month);
+  return { server, alice, bob, used };
 });
-afterAll(async () => {
-  await server?.close();
-  await bot?.stop();
-});
-beforeEach(() => bot.reset());
 
-const used = (keyId: string) =>
-  server.services.usage.used(keyId, server.services.quota.monthOf(Date.now()).month);
-
-async function sentBodies() {
+async function sentBodies(bot: RasaBot) {
   return (await bot.requests()).map((request) => request.body ?? {});
 }
 
 describe('the rasa core behind the API', () => {
-  it('sends one sender for every turn of a session, on both endpoints, so the bot keeps it', async () => {
+  test('sends one sender for every turn of a session, on both endpoints, so the bot keeps it', async ({
+    served: { server, alice },
+    rasaBot,
+  }) => {
     const first = await chat(server, alice.key, { message: 'Hallo', sessionId: 'shop-1' });
     const second = await chat(
       server,
@@ -48,7 +42,7 @@ describe('the rasa core behind the API', () => {
     expect(first.json).toEqual({ reply: 'echo: Hallo' });
     expect(second.json).toEqual({ reply: 'echo: And now in English' });
 
-    const [one, two] = await sentBodies();
+    const [one, two] = await sentBodies(rasaBot);
     expect(one?.sender).toEqual(expect.any(String));
     expect(two?.sender).toBe(one?.sender);
     expect([one?.metadata, two?.metadata]).toEqual([{ language: 'de' }, { language: 'en' }]);
@@ -57,13 +51,16 @@ describe('the rasa core behind the API', () => {
     expect(stored.json.turns).toHaveLength(2);
   });
 
-  it('sends another sender for another session, another key, and each turn without a session', async () => {
+  test('sends another sender for another session, another key, and each turn without a session', async ({
+    served: { server, alice, bob },
+    rasaBot,
+  }) => {
     await chat(server, alice.key, { message: 'a', sessionId: 'shop-1' });
     await chat(server, alice.key, { message: 'b', sessionId: 'shop-2' });
     await chat(server, bob.key, { message: 'c', sessionId: 'shop-1' });
     await chat(server, alice.key, { message: 'd' });
     await chat(server, alice.key, { message: 'e' });
-    const senders = (await sentBodies()).map((body) => String(body.sender));
+    const senders = (await sentBodies(rasaBot)).map((body) => String(body.sender));
 
     expect(new Set(senders).size).toBe(5);
     for (const sender of senders) {
@@ -73,9 +70,12 @@ describe('the rasa core behind the API', () => {
     }
   });
 
-  it('answers the fallback in the endpoint language to an empty answer, counts it and logs it without text', async () => {
+  test('answers the fallback in the endpoint language to an empty answer, counts it and logs it without text', async ({
+    served: { server, alice, used },
+    rasaBot,
+  }) => {
     const before = await used(alice.id);
-    await bot.script({ messages: [] }, { messages: [] });
+    await rasaBot.script({ messages: [] }, { messages: [] });
     const de = await chat(server, alice.key, { message: 'Streng geheim' });
     const en = await chat(server, alice.key, { message: 'Top secret' }, '/api/chat-en');
 
@@ -92,20 +92,20 @@ describe('the rasa core behind the API', () => {
     expect(notices.join('\n')).not.toMatch(/geheim|secret/i);
   });
 
-  const failures: Array<[string, () => Promise<void>, string]> = [
+  const failures: Array<[string, (bot: RasaBot) => Promise<void>, string]> = [
     [
       'fails with 5xx on every attempt',
-      () => bot.script({ status: 500 }, { status: 503 }),
+      (bot) => bot.script({ status: 500 }, { status: 503 }),
       'core_unavailable',
     ],
-    ['answers garbage', () => bot.script({ raw: '<html>oops</html>' }), 'core_unavailable'],
-    ['hangs past the timeout', () => bot.script({ hang: true }, { hang: true }), 'core_timeout'],
+    ['answers garbage', (bot) => bot.script({ raw: '<html>oops</html>' }), 'core_unavailable'],
+    ['hangs past the timeout', (bot) => bot.script({ hang: true }, { hang: true }), 'core_timeout'],
   ];
-  it.each(failures)(
+  test.for(failures)(
     'answers 500 when the bot %s, counts nothing and leaks nothing',
-    async (_label, arrange, code) => {
+    async ([, arrange, code], { served: { server, alice, used }, rasaBot }) => {
       const before = await used(alice.id);
-      await arrange();
+      await arrange(rasaBot);
       const res = await chat(server, alice.key, { message: 'Hallo' });
       expect(res.status).toBe(500);
       expect(res.json.error.code).toBe(code);
