@@ -81,6 +81,32 @@ describe('the SQLite direct runner', () => {
     expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([2, 3]);
   });
 
+  it('takes a job that fails part-way out of its group: nothing of it stays, the rest commits', async () => {
+    const { sqlite, run } = database();
+    sqlite.prepare("update counters set value = 3 where name = 'b'").run();
+    const read = { sql: 'select value from counters where name = ?', parameters: ['a'] };
+    const bumpBound = (name: string) => ({ sql: bump, parameters: [name] });
+    const { atomically } = run;
+    if (atomically === undefined) throw new Error('the SQLite runner runs jobs itself');
+    const results = await Promise.allSettled([
+      run(bump, ['a']),
+      // Bumps 'a', then breaks the constraint on 'b': its bump of 'a' must not stay.
+      atomically(read, () => [bumpBound('a'), bumpBound('b')]),
+      atomically(read, () => [bumpBound('a')]),
+      run(bump, ['a']),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toContain('CHECK constraint');
+    // The third read what the first wrote, in the group that committed.
+    expect((results[2] as PromiseFulfilledResult<unknown>).value).toEqual([{ value: 1 }]);
+    expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([3, 3]);
+  });
+
   it('fails the whole group and keeps nothing of it when the write lock is not granted', async () => {
     const { sqlite, run, file } = database();
     const other = new SqliteDatabase(file, { timeout: 0 });
