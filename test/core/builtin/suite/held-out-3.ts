@@ -9,9 +9,8 @@
  *
  * Each turn names the facts its reply must carry, never a wording (see `checks.ts`).
  */
-import type { Language } from '../../../../src/core/core-adapter.js';
 import type { Expectation } from './checks.js';
-import type { PlayableConversation } from './run-suite.js';
+import { conversationBuilders, type PlayableConversation } from './run-suite.js';
 
 export const HELD_OUT_3_CATEGORIES = [
   'knowledge',
@@ -27,21 +26,7 @@ export const HELD_OUT_3_CATEGORIES = [
 type HeldOut3Category = (typeof HELD_OUT_3_CATEGORIES)[number];
 
 type Conversation = PlayableConversation<HeldOut3Category>;
-type Turn = { say: string; expect: Expectation; language?: Language };
-
-const t = (say: string, expect: Expectation, language?: Language): Turn =>
-  language === undefined ? { say, expect } : { say, expect, language };
-const one = (
-  category: HeldOut3Category,
-  language: Language,
-  say: string,
-  expect: Expectation,
-): Conversation => ({ category, language, turns: [t(say, expect)] });
-const conv = (category: HeldOut3Category, language: Language, ...turns: Turn[]): Conversation => ({
-  category,
-  language,
-  turns,
-});
+const { t, one, conv } = conversationBuilders<HeldOut3Category>();
 
 /** Greetings, thanks, goodbyes and insults are never answered with "I don't know". */
 const NOT_UNKNOWN_EN: Expectation = { kind: 'answer', not: [/don't know/i] };

@@ -9,9 +9,8 @@
  *
  * Each turn names the facts its reply must carry, never a wording (see `checks.ts`).
  */
-import type { Language } from '../../../../src/core/core-adapter.js';
 import type { Expectation } from './checks.js';
-import type { PlayableConversation } from './run-suite.js';
+import { conversationBuilders, type PlayableConversation } from './run-suite.js';
 
 export const HELD_OUT_CATEGORIES = [
   'knowledge',
@@ -26,21 +25,7 @@ export const HELD_OUT_CATEGORIES = [
 export type HeldOutCategory = (typeof HELD_OUT_CATEGORIES)[number];
 
 type Conversation = PlayableConversation<HeldOutCategory>;
-type Turn = { say: string; expect: Expectation; language?: Language };
-
-const t = (say: string, expect: Expectation, language?: Language): Turn =>
-  language === undefined ? { say, expect } : { say, expect, language };
-const one = (
-  category: HeldOutCategory,
-  language: Language,
-  say: string,
-  expect: Expectation,
-): Conversation => ({ category, language, turns: [t(say, expect)] });
-const conv = (category: HeldOutCategory, language: Language, ...turns: Turn[]): Conversation => ({
-  category,
-  language,
-  turns,
-});
+const { t, one, conv } = conversationBuilders<HeldOutCategory>();
 
 /** Thanks and insults are never answered with "I don't know". */
 const NO_FALLBACK: Expectation = { kind: 'answer' };

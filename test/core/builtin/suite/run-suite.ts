@@ -4,7 +4,7 @@
  * counts the passed turns per category.
  */
 import type { CoreAdapter, Language, Turn } from '../../../../src/core/core-adapter.js';
-import { judge } from './checks.js';
+import { type Expectation, judge } from './checks.js';
 import type { SuiteTurn } from './plauder-suite.js';
 
 export interface PlayableConversation<C extends string> {
@@ -12,6 +12,30 @@ export interface PlayableConversation<C extends string> {
   readonly language: Language;
   readonly session?: boolean;
   readonly turns: readonly SuiteTurn[];
+}
+
+/**
+ * The short forms the suites are written in, for one suite's categories: `t` a turn (with
+ * the endpoint's language where it differs), `one` a conversation of one turn, `conv` one of
+ * several.
+ */
+export function conversationBuilders<C extends string>() {
+  const t = (say: string, expect: Expectation, language?: Language): SuiteTurn =>
+    language === undefined ? { say, expect } : { say, expect, language };
+  return {
+    t,
+    one: (
+      category: C,
+      language: Language,
+      say: string,
+      expect: Expectation,
+    ): PlayableConversation<C> => ({ category, language, turns: [t(say, expect)] }),
+    conv: (category: C, language: Language, ...turns: SuiteTurn[]): PlayableConversation<C> => ({
+      category,
+      language,
+      turns,
+    }),
+  };
 }
 
 export interface CategoryResult {
