@@ -94,6 +94,8 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   const wordCount = new Int32Array(n);
   const unitSeen = new Int32Array(n);
   const present = new Int32Array(index.conceptCount);
+  /** Per entry: `queryMark` when one of its example questions shares a concept with the query. */
+  const sharesExample = new Int32Array(n);
   /** Per concept present in the query: the largest gain a unit naming it brings. */
   const gain = new Float64Array(index.conceptCount);
   const touched: number[] = [];
@@ -186,7 +188,10 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       for (const concept of unit.concepts) {
         const idf = index.exampleIdf[concept] ?? 0;
         const g = unit.weight * unit.certainty * idf;
-        if (present[concept] !== queryMark || g > (gain[concept] ?? 0)) gain[concept] = g;
+        if (present[concept] !== queryMark) {
+          gain[concept] = g;
+          for (const position of exampleHolders[concept] ?? []) sharesExample[position] = queryMark;
+        } else if (g > (gain[concept] ?? 0)) gain[concept] = g;
         present[concept] = queryMark;
         keywordIdf = Math.max(keywordIdf, index.idf[concept] ?? 0);
         exampleIdf = Math.max(exampleIdf, idf);
@@ -245,11 +250,15 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   let examplesOf: ReadonlyArray<ReadonlyArray<Int32Array>> = index.entries.map((e) => e.examples);
   /** Per concept: the entries whose example questions have it and whose keywords do not. */
   let examplePostings: number[][] = [];
+  /** Per concept: every entry whose example questions have it. */
+  let exampleHolders: number[][] = [];
   const postExamples = () => {
     examplePostings = Array.from({ length: index.conceptCount }, () => []);
+    exampleHolders = Array.from({ length: index.conceptCount }, () => []);
     examplesOf.forEach((examples, position) => {
       const concepts = index.entries[position]?.concepts;
       for (const concept of new Set(examples.flatMap((example) => [...example]))) {
+        exampleHolders[concept]?.push(position);
         if (!concepts?.has(concept)) examplePostings[concept]?.push(position);
       }
     });
@@ -291,7 +300,10 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
       const matches: Match[] = [];
       if (total <= 0 && exampleTotal <= 0) return matches;
       for (const entry of index.entries) {
-        const example = entry.examples.length > 0 ? nearestExample(entry, queryMark) : 0;
+        // An entry the query shares no word with, in its keywords, answer or examples, scores 0.
+        const position = entry.position;
+        if (sharesExample[position] !== queryMark && !((matched[position] ?? 0) > 0)) continue;
+        const example = sharesExample[position] === queryMark ? nearestExample(entry, queryMark) : 0;
         // `requires:` keeps keywords from answering too widely; a close example question is
         // specific enough on its own (unless the answer needs the plan the question names).
         const met = requiresMet(entry, queryMark);
