@@ -303,7 +303,8 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
         // An entry the query shares no word with, in its keywords, answer or examples, scores 0.
         const position = entry.position;
         if (sharesExample[position] !== queryMark && !((matched[position] ?? 0) > 0)) continue;
-        const example = sharesExample[position] === queryMark ? nearestExample(entry, queryMark) : 0;
+        const example =
+          sharesExample[position] === queryMark ? nearestExample(entry, queryMark) : 0;
         // `requires:` keeps keywords from answering too widely; a close example question is
         // specific enough on its own (unless the answer needs the plan the question names).
         const met = requiresMet(entry, queryMark);
