@@ -1,6 +1,7 @@
 /**
- * The SQLite store's direct runner (src/storage/sqlite/direct-runner.ts): reads at once,
- * writes committed in groups, and a group never half-committed. On a real SQLite file;
+ * The SQLite store's direct runner (src/storage/sqlite/direct-runner.ts): reads at once or
+ * in the group that waits, writes committed in groups, and a group never half-committed.
+ * On a real SQLite file;
  * `sqlite-faults.test.ts` covers a held write lock and a full disk on the whole server.
  */
 import fs from 'node:fs';
@@ -53,6 +54,19 @@ describe('the SQLite direct runner', () => {
     const { run } = database();
     const result = run('select value from counters where name = ?', ['a']);
     expect(result).toEqual({ rows: [{ value: 0 }] });
+  });
+
+  it('runs a read made while a group waits in that group, after the writes queued before it', async () => {
+    const { sqlite, run, ran } = database();
+    const write = run(bump, ['a']);
+    const read = run('select value from counters where name = ?', ['a']);
+    // Not answered at once: it waits for the group, and sees its write.
+    expect(read).toBeInstanceOf(Promise);
+    expect(value(sqlite, 'a')).toBe(0);
+    const [written, found] = await Promise.all([write, read]);
+    expect(written?.rows).toEqual([{ value: 1 }]);
+    expect(found?.rows).toEqual([{ value: 1 }]);
+    expect(ran.filter((sql) => /^(begin|commit)/.test(sql))).toEqual(['begin immediate', 'commit']);
   });
 
   it('commits the writes of one event-loop turn together and answers each its own result', async () => {

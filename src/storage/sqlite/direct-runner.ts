@@ -3,7 +3,10 @@
  * Runs the hot path's prepared queries straight on the better-sqlite3 connection, without
  * Kysely's connection hand-over, which costs more than the statements themselves.
  *
- * - Reads run at once.
+ * - A read runs at once, unless a group is waiting to commit: then it joins that group, as
+ *   a turn's session read joins the reservation made right after it. A read of its own
+ *   opens and ends a read transaction of its own, which costs more than the read inside
+ *   the group's, and it sees the writes queued before it.
  * - Writes are committed in groups: every write that arrives while the event loop handles
  *   one round of I/O is run in one `BEGIN IMMEDIATE … COMMIT` just after that round
  *   (`setImmediate`), and each caller's promise settles only once that commit succeeded.
@@ -75,7 +78,12 @@ export function createDirectRunner(
   const runner = (sql: string, parameters: readonly unknown[]) => {
     if (sqlite.inTransaction) return undefined;
     const statement = prepare(sql);
-    if (statement.readonly) return { rows: statement.all(parameters) };
+    if (statement.readonly) {
+      if (!scheduled) return { rows: statement.all(parameters) };
+      return enqueue(() => ({ rows: statement.all(parameters) }), false) as Promise<
+        QueryResult<unknown>
+      >;
+    }
     return enqueue(() => execute(statement, parameters), false) as Promise<QueryResult<unknown>>;
   };
   const atomically = (
