@@ -219,11 +219,20 @@ export function contextAfter(
   entry: IndexedEntry,
 ): ReadingContext {
   const seen = new Set(reading.units.flatMap((unit) => unit.concepts));
-  const older = before.previous
-    .filter((unit) => unit.concepts.length > 0 && !unit.concepts.some((c) => seen.has(c)))
-    .map((unit) => Object.assign({}, unit, { weight: unit.weight * CARRY_WEIGHT }))
-    .filter((unit) => unit.weight >= MIN_CARRIED_WEIGHT);
+  const older = weakened(before.previous, seen);
   return { previous: [...reading.units, ...older], topics: [entry, ...before.topics.slice(0, 1)] };
+}
+
+/** The units naming none of the concepts `dropped`, weakened once more; too weak ones go. */
+function weakened(units: readonly QueryUnit[], dropped: ReadonlySet<number>): QueryUnit[] {
+  const kept: QueryUnit[] = [];
+  for (const unit of units) {
+    const weight = unit.weight * CARRY_WEIGHT;
+    if (weight < MIN_CARRIED_WEIGHT || unit.concepts.length === 0) continue;
+    if (unit.concepts.some((concept) => dropped.has(concept))) continue;
+    kept.push(Object.assign({}, unit, { weight }));
+  }
+  return kept;
 }
 
 /**
@@ -270,14 +279,11 @@ function carryOver(
   previous: readonly QueryUnit[],
   alternatives: ReadonlyMap<number, ReadonlySet<number>>,
 ): QueryUnit[] {
-  const ownConcepts = new Set(own.flatMap((unit) => unit.concepts));
-  const replaced = (concept: number) =>
-    ownConcepts.has(concept) || [...ownConcepts].some((o) => alternatives.get(o)?.has(concept));
-  const carried = previous
-    .filter((unit) => unit.concepts.length > 0 && !unit.concepts.some(replaced))
-    .map((unit) => Object.assign({}, unit, { weight: unit.weight * CARRY_WEIGHT }))
-    .filter((unit) => unit.weight >= MIN_CARRIED_WEIGHT);
-  return [...own, ...carried];
+  const replaced = new Set(own.flatMap((unit) => unit.concepts));
+  for (const concept of [...replaced]) {
+    for (const alternative of alternatives.get(concept) ?? []) replaced.add(alternative);
+  }
+  return [...own, ...weakened(previous, replaced)];
 }
 
 function matchesOwn(match: Match, own: readonly QueryUnit[], index: KnowledgeIndex): boolean {
@@ -446,21 +452,26 @@ export function createInterpreter(
     topics: readonly IndexedEntry[],
     asked?: Attribute,
   ): Interpretation => {
-    let candidates = matcher.score(units);
+    let candidates = matcher.score(units).filter((match) => matchesOwn(match, own, index));
     const topic = topics[0];
     if (topic !== undefined) {
       const bonus = related[topic.position] as Float64Array;
       candidates = candidates
         .map((match) => {
           const extra = TOPIC_BONUS * (bonus[match.entry.position] ?? 0);
-          return Object.assign({}, match, {
+          if (extra === 0) return match;
+          // Written out, not copied: a match of the matcher's own shape stays cheap to read.
+          return {
+            entry: match.entry,
             confidence: match.confidence + extra,
+            coverage: match.coverage,
+            words: match.words,
+            evidence: match.evidence,
             rank: match.rank + extra,
-          });
+          };
         })
         .sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
     }
-    candidates = candidates.filter((match) => matchesOwn(match, own, index));
     if (asked !== undefined) candidates = preferGiving(candidates, attributes[asked]);
     return {
       units,
