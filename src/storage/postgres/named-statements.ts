@@ -268,8 +268,9 @@ export function createNamedStatementRunner(options: NamedStatementOptions): Name
 
 /** Reads first (they lock nothing), then writes in the order of the rows they lock. */
 function byLock(a: Pending, b: Pending): number {
-  const x = a.lock as string;
-  const y = b.lock as string;
+  // Only statements that say what they lock are grouped: `lock` is set on both.
+  const x = a.lock ?? '';
+  const y = b.lock ?? '';
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
@@ -329,8 +330,10 @@ function groupClass(Query: typeof pg.Query) {
       const row: Record<string, unknown> = {};
       const { names, parsers } = columns;
       for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        if (name === undefined) break;
         const text = message.fields[i];
-        row[names[i] as string] = text === null || text === undefined ? null : parsers[i]?.(text);
+        row[name] = text === null || text === undefined ? null : parsers[i]?.(text);
       }
       this.received.push(row);
     }

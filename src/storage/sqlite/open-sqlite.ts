@@ -60,7 +60,7 @@ export function openSqlite(file: string): OpenedDatabase {
   const changesElsewhere = () => {
     const now = performance.now();
     if (now - versionReadAt >= DATA_VERSION_REUSE_MS) {
-      version = dataVersion.get() as number;
+      version = Number(dataVersion.get());
       versionReadAt = now;
     }
     return version;

@@ -356,14 +356,12 @@ function indexAnswers(
     for (const word of words) {
       if (word.length < MIN_ANSWER_WORD || ignored.has(word)) continue;
       for (const form of formsOf(word)) {
-        let id = answerForms.get(form);
-        if (id === undefined) {
-          id = answerPostings.length;
-          answerForms.set(form, id);
-          answerPostings.push([]);
-        }
-        const list = answerPostings[id] as number[];
-        if (list.at(-1) !== position) list.push(position);
+        const id = answerForms.get(form);
+        const list = id === undefined ? undefined : answerPostings[id];
+        if (list === undefined) {
+          answerForms.set(form, answerPostings.length);
+          answerPostings.push([position]);
+        } else if (list.at(-1) !== position) list.push(position);
       }
     }
   });
