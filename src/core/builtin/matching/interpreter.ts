@@ -248,6 +248,10 @@ export interface ParsedClause {
   readonly known: number;
   /** The clause read without a conversation (`interpret(clause, EMPTY_CONTEXT)`). */
   readonly alone: Interpretation;
+  /** The attribute its words name (with enough known words to name a topic too). */
+  readonly named: Attribute | undefined;
+  /** The attribute a short follow-up asks of the topic ("und wie lange?"). */
+  readonly asked: Attribute | undefined;
 }
 
 export interface Interpreter {
@@ -640,12 +644,12 @@ export function createInterpreter(
         : unitsOf(tokens);
       const known = own.filter((unit) => unit.concepts.length > 0).length;
       // "Und wie lange?" alone names no topic whose duration it could ask.
-      const asked = known >= MIN_ATTRIBUTE_TOPIC ? attributeNamed(tokens) : undefined;
-      return { tokens, own, known, alone: reading(own, own, [], asked) };
-    },
-    interpret({ tokens, own, known, alone }, context) {
-      if (context.previous.length === 0 && context.topics.length === 0) return alone;
+      const named = known >= MIN_ATTRIBUTE_TOPIC ? attributeNamed(tokens) : undefined;
       const asked = attributeAsked(tokens, index.ignored);
+      return { tokens, own, known, alone: reading(own, own, [], named), named, asked };
+    },
+    interpret({ tokens, own, known, alone, named, asked }, context) {
+      if (context.previous.length === 0 && context.topics.length === 0) return alone;
       if (known === 0) {
         // "how long does it take?" after a question about ordering a laptop.
         const byAttribute = asked === undefined ? undefined : withAttribute(asked, alone, context);
@@ -658,7 +662,7 @@ export function createInterpreter(
         carryOver(ownUnits, context.previous, index.alternatives),
         ownUnits,
         context.topics,
-        known >= MIN_ATTRIBUTE_TOPIC ? attributeNamed(tokens) : undefined,
+        named,
       );
       if (asked !== undefined) {
         const byAttribute = withAttribute(asked, combined, context);
