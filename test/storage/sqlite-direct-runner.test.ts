@@ -133,6 +133,23 @@ describe('the SQLite direct runner', () => {
     expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/locked|busy/i);
     expect(sqlite.inTransaction).toBe(false);
     expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([0, 0]);
+  });
+
+  it('answers a read that joined a group whose write lock is not granted on its own', async () => {
+    const { run, file } = database();
+    const other = new SqliteDatabase(file, { timeout: 0 });
+    open.push(other);
+    other.prepare('begin immediate').run();
+    const results = await Promise.allSettled([
+      run(bump, ['a']),
+      run('select value from counters where name = ?', ['a']),
+    ]);
+    other.prepare('rollback').run();
+
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect((results[1] as PromiseFulfilledResult<{ rows: unknown }>).value.rows).toEqual([
+      { value: 0 },
+    ]);
     // The connection works again once the lock is free.
     await expect(run(bump, ['a'])).resolves.toEqual({ rows: [{ value: 1 }] });
   });

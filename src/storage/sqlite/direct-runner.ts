@@ -31,12 +31,14 @@ import type { BoundQuery, DirectRunner } from '../prepared-query.js';
 
 const { SqliteError } = SqliteDatabase;
 
-/** One caller's part of a group: a statement, or a read-modify-write job. */
+/** One caller's part of a group: a statement, a read-modify-write job, or a read. */
 interface PendingWrite {
   /** Runs inside the group's transaction; throws to fail this caller. */
   run(): unknown;
   /** True when `run` is several statements that a savepoint must undo together. */
   readonly compound: boolean;
+  /** True for a read, which needs no write lock: a group that fails answers it on its own. */
+  readonly read: boolean;
   resolve(result: unknown): void;
   reject(error: unknown): void;
 }
@@ -72,15 +74,15 @@ export function createDirectRunner(
       setImmediate(flush);
     }
   };
-  const enqueue = (run: () => unknown, compound: boolean) =>
-    new Promise<unknown>((resolve, reject) => join({ run, compound, resolve, reject }));
+  const enqueue = (run: () => unknown, compound: boolean, read = false) =>
+    new Promise<unknown>((resolve, reject) => join({ run, compound, read, resolve, reject }));
 
   const runner = (sql: string, parameters: readonly unknown[]) => {
     if (sqlite.inTransaction) return undefined;
     const statement = prepare(sql);
     if (statement.readonly) {
       if (!scheduled) return { rows: statement.all(parameters) };
-      return enqueue(() => ({ rows: statement.all(parameters) }), false) as Promise<
+      return enqueue(() => ({ rows: statement.all(parameters) }), false, true) as Promise<
         QueryResult<unknown>
       >;
     }
@@ -109,11 +111,7 @@ function commitGroup(
   const [only] = writes;
   if (writes.length === 1 && only && !only.compound) {
     // One statement commits on its own: no need for an explicit transaction.
-    try {
-      only.resolve(only.run());
-    } catch (error) {
-      only.reject(error);
-    }
+    answerAlone(only);
     return;
   }
   const outcomes: Array<{ ok: true; result: unknown } | { ok: false; error: unknown }> = [];
@@ -141,7 +139,10 @@ function commitGroup(
     prepare('commit').run();
   } catch (error) {
     if (sqlite.open && sqlite.inTransaction) prepare('rollback').run();
-    for (const write of writes) write.reject(error);
+    for (const write of writes) {
+      if (write.read) answerAlone(write);
+      else write.reject(error);
+    }
     return;
   }
   writes.forEach((write, i) => {
@@ -149,6 +150,14 @@ function commitGroup(
     if (outcome?.ok) write.resolve(outcome.result);
     else write.reject(outcome?.error);
   });
+}
+
+function answerAlone(pending: PendingWrite): void {
+  try {
+    pending.resolve(pending.run());
+  } catch (error) {
+    pending.reject(error);
+  }
 }
 
 /** A job of several statements runs under a savepoint, so that it fails as a whole. */
