@@ -3,10 +3,10 @@
  * Runs the hot path's prepared queries straight on the better-sqlite3 connection, without
  * Kysely's connection hand-over, which costs more than the statements themselves.
  *
- * - A read runs at once, unless a group is waiting to commit: then it joins that group, as
- *   a turn's session read joins the reservation made right after it. A read of its own
- *   opens and ends a read transaction of its own, which costs more than the read inside
- *   the group's, and it sees the writes queued before it.
+ * - A read runs at once, unless a group is waiting to commit: then it joins that group (a
+ *   turn's session read joins the reservation made right after it), because inside the
+ *   group's transaction it needs no read transaction of its own; it sees the writes queued
+ *   before it. A read needs no write lock: if the group fails, it is answered on its own.
  * - Writes are committed in groups: every write that arrives while the event loop handles
  *   one round of I/O is run in one `BEGIN IMMEDIATE … COMMIT` just after that round
  *   (`setImmediate`), and each caller's promise settles only once that commit succeeded.
