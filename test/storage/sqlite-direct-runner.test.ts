@@ -69,6 +69,25 @@ describe('the SQLite direct runner', () => {
     expect(ran.filter((sql) => /^(begin|commit)/.test(sql))).toEqual(['begin immediate', 'commit']);
   });
 
+  it('runs a job alone with the reads that joined its group without a savepoint', async () => {
+    const { sqlite, run, ran } = database();
+    const { atomically } = run;
+    if (atomically === undefined) throw new Error('the SQLite runner runs jobs itself');
+    const select = 'select value from counters where name = ?';
+    const job = atomically({ sql: bump, parameters: ['a'] }, () => [
+      { sql: bump, parameters: ['b'] },
+    ]);
+    const read = run(select, ['b']);
+    const [bumped, found] = await Promise.all([job, read]);
+    expect(bumped).toEqual([{ value: 1 }]);
+    expect(found?.rows).toEqual([{ value: 1 }]);
+    expect([value(sqlite, 'a'), value(sqlite, 'b')]).toEqual([1, 1]);
+    expect(ran.filter((sql) => /^(begin|commit|savepoint|release)/.test(sql))).toEqual([
+      'begin immediate',
+      'commit',
+    ]);
+  });
+
   it('commits the writes of one event-loop turn together and answers each its own result', async () => {
     const { sqlite, run, file } = database();
     const walBefore = fs.statSync(`${file}-wal`).size;

@@ -32,7 +32,7 @@ import type { BoundQuery, DirectRunner } from '../prepared-query.js';
 const { SqliteError } = SqliteDatabase;
 
 /** One caller's part of a group: a statement, a read-modify-write job, or a read. */
-interface PendingWrite {
+interface Pending {
   /** Runs inside the group's transaction; throws to fail this caller. */
   run(): unknown;
   /** True when `run` is several statements that a savepoint must undo together. */
@@ -53,7 +53,7 @@ export function createDirectRunner(
   sqlite: SqliteDatabase.Database,
   prepare: Prepare = (sql) => sqlite.prepare(sql),
 ): DirectRunner {
-  let group: PendingWrite[] = [];
+  let group: Pending[] = [];
   let scheduled = false;
 
   const flush = () => {
@@ -67,7 +67,7 @@ export function createDirectRunner(
     commitGroup(sqlite, prepare, writes);
   };
 
-  const join = (write: PendingWrite) => {
+  const join = (write: Pending) => {
     group.push(write);
     if (!scheduled) {
       scheduled = true;
@@ -103,11 +103,7 @@ export function createDirectRunner(
   return Object.assign(runner, { atomically });
 }
 
-function commitGroup(
-  sqlite: SqliteDatabase.Database,
-  prepare: Prepare,
-  writes: PendingWrite[],
-): void {
+function commitGroup(sqlite: SqliteDatabase.Database, prepare: Prepare, writes: Pending[]): void {
   const [only] = writes;
   if (writes.length === 1 && only && !only.compound) {
     // One statement commits on its own: no need for an explicit transaction.
@@ -115,9 +111,12 @@ function commitGroup(
     return;
   }
   const outcomes: Array<{ ok: true; result: unknown } | { ok: false; error: unknown }> = [];
-  // A job alone in its group needs no savepoint: if it fails, the group's rollback undoes
-  // exactly it (two statements fewer for every reservation a lone request makes).
-  const alone = writes.length === 1;
+  // A job alone in its group (reads aside) needs no savepoint: if it fails, the group's
+  // rollback undoes exactly it (two statements fewer for every reservation a lone request
+  // makes), and the reads are answered on their own.
+  let changing = 0;
+  for (const write of writes) if (!write.read) changing += 1;
+  const alone = changing === 1;
   try {
     if (!sqlite.open) throw new Error('The database connection is not open');
     prepare('begin immediate').run();
@@ -152,7 +151,7 @@ function commitGroup(
   });
 }
 
-function answerAlone(pending: PendingWrite): void {
+function answerAlone(pending: Pending): void {
   try {
     pending.resolve(pending.run());
   } catch (error) {
@@ -161,7 +160,7 @@ function answerAlone(pending: PendingWrite): void {
 }
 
 /** A job of several statements runs under a savepoint, so that it fails as a whole. */
-function runOne(sqlite: SqliteDatabase.Database, prepare: Prepare, write: PendingWrite): unknown {
+function runOne(sqlite: SqliteDatabase.Database, prepare: Prepare, write: Pending): unknown {
   if (!write.compound) return write.run();
   prepare('savepoint job').run();
   try {
