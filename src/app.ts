@@ -114,7 +114,11 @@ export async function buildApp(
   installCommonHooks(app, metrics, closing);
 
   const stopping = stopTurnsOnClose(app, options.turnDrainMs ?? TURN_DRAIN_MS);
-  const takeTurn = createTakeTurn(deps.services, deps.core, { stopping });
+  const takeTurn = createTakeTurn(deps.services, deps.core, {
+    stopping,
+    observeWait: (waitedMs) => metrics.turnWait.observe(waitedMs / 1000),
+    countWaiting: (change) => metrics.turnsWaiting.inc(change),
+  });
   const pingMs = options.streamPingMs ?? DEFAULT_PING_MS;
   await app.register(chatRoutes, { ...deps, takeTurn, pingMs });
   await app.register(v1Routes, { ...deps, takeTurn, pingMs, prefix: '/v1' });
@@ -172,6 +176,7 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
     };
     if (request.keyId) line.keyId = request.keyId;
     if (outcome) line.outcome = outcome;
+    if (request.turnWaitMs !== undefined) line.waitMs = request.turnWaitMs;
     request.log.info(line, 'request');
   };
 
@@ -208,6 +213,8 @@ interface RequestLine {
   ms: number;
   keyId?: string;
   outcome?: string;
+  /** How long the turn waited for a place, when it waited. */
+  waitMs?: number;
 }
 
 /** nginx's "client closed request": the status logged when nobody was left to answer. */

@@ -225,8 +225,6 @@ export async function startPlauder(
     PLAUDER_PLANS: PLANS,
     PLAUDER_CORE: core,
     PLAUDER_LOG_LEVEL: ctx.opts.logLevel,
-    // The load comes from one key: its cap of concurrent turns would refuse most of it.
-    PLAUDER_KEY_CONCURRENCY: '100000',
     ...env,
   });
   const seeded = await runNode(

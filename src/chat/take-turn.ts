@@ -42,9 +42,9 @@ import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.j
 import type { Services } from '../services.js';
 import type { OpenSession } from '../sessions/session-service.js';
 import type { CancelSignal } from '../util/cancellation.js';
+import { CoreSlots, KeyPlaces, type Place, type Waited } from './fair-share.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
-import { TurnsPerKey } from './turns-per-key.js';
 
 /** The authenticated key, as the turn needs it (its plan's limits: see QuotaKey). */
 export interface TurnKey extends QuotaKey {
@@ -120,6 +120,14 @@ export interface TurnInput {
   readonly stream?: TurnStream;
   /** Given by a door whose answer leaves later, with others (an MCP batch). */
   readonly handover?: Handover;
+  /**
+   * Settles when the answer has been handed over: its last byte written, or the client gone.
+   * The key's place is held until then (docs/contract.md, "Burst limits"), so a key cannot
+   * hold more answers in the making than its places. Absent: freed with the decision.
+   */
+  readonly handedOver?: Promise<unknown>;
+  /** Told how long the turn waited for its key's place and a core slot, when it waited. */
+  readonly onWait?: (waitedMs: number) => void;
 }
 
 /**
@@ -180,6 +188,12 @@ export type TakeTurn = (input: TurnInput) => Promise<TurnDecision>;
 /** A request that carries a message (rows 4-8 passed). */
 type MessageRequest = Extract<TurnRequest, { ok: true }>;
 
+/** A turn's places (src/chat/fair-share.ts): its key's, and a core slot where there are any. */
+interface Held {
+  readonly place: Place;
+  readonly slot: Place | undefined;
+}
+
 /** A unit of the quota reserved for this turn. */
 type Reserved = Extract<Reservation, { ok: true }>;
 
@@ -194,6 +208,10 @@ export interface TakeTurnOptions {
    * they are refunded and answered as failed, so nothing is counted that was not delivered.
    */
   readonly stopping?: Stopping;
+  /** Told how long each turn that waited for a place waited (the metrics' histogram). */
+  readonly observeWait?: (waitedMs: number) => void;
+  /** Told when a turn starts (+1) and stops (-1) waiting for a place (the metrics' gauge). */
+  readonly countWaiting?: (change: 1 | -1) => void;
 }
 
 export function createTakeTurn(
@@ -203,9 +221,18 @@ export function createTakeTurn(
 ): TakeTurn {
   const stopping = options.stopping ?? createStopping();
   const { quota, sessions, idempotency, clock, config } = services;
-  const turnsPerKey = new TurnsPerKey();
-  const maxTurns = (key: TurnKey) =>
-    config.plans.get(key.plan)?.concurrent ?? config.limits.keyConcurrency;
+  const places = new KeyPlaces();
+  // Only a core with a bounded pool of upstream connections has slots to share.
+  const slots = core.capacity === undefined ? undefined : new CoreSlots(core.capacity);
+  const keyLimits = (key: TurnKey) => {
+    const plan = config.plans.get(key.plan);
+    const { keyConcurrency, keyQueue, keyQueueTimeoutMs } = config.limits;
+    return {
+      max: plan?.concurrent ?? keyConcurrency,
+      queue: plan?.queue ?? keyQueue,
+      timeoutMs: keyQueueTimeoutMs,
+    };
+  };
 
   /** Rows 2-10, once the idempotency key (if any) is claimed. */
   async function decide(input: TurnInput, claim: Claim | undefined): Promise<TurnDecision> {
@@ -213,12 +240,76 @@ export function createTakeTurn(
     const stamp = newStamp(now);
     const admitted = await admit(input, claim, now, stamp);
     if (!admitted.ok) return admitted.decision;
-    const { request, reservation, session } = admitted;
+    const { request, reservation, session, held } = admitted;
     try {
-      return await converse(input, request, session, claim, reservation, stamp);
+      return await converse(input, request, session, claim, reservation, stamp, held.slot);
     } finally {
-      turnsPerKey.release(input.key.id);
+      held.slot?.release();
+      if (input.handedOver === undefined) held.place.release();
+      else input.handedOver.then(held.place.release, held.place.release);
     }
+  }
+
+  /**
+   * The key's place, then a core slot where the core has a pool to share (docs/contract.md,
+   * "Burst limits"): at once when free, else after waiting in line. A turn that would wait
+   * is first told a refusal that needs no place (the month or minute used up), at once.
+   */
+  async function takePlaces(
+    input: TurnInput,
+    now: number,
+  ): Promise<{ ok: true; held: Held; waitedMs: number } | { ok: false; decision: TurnDecision }> {
+    const { key, signal } = input;
+    const limits = keyLimits(key);
+    let place = places.tryTake(key.id, limits.max);
+    let waitedMs = 0;
+    if (place === undefined) {
+      const { state, refusedBy } = await quota.check(key, now);
+      if (refusedBy === 'month') return decided({ kind: 'quota_exceeded', quota: state });
+      if (refusedBy === 'minute') return decided({ kind: 'rate_limited', quota: state });
+      const waited = await waitFor(places.wait(key.id, limits, signal));
+      waitedMs = waited.waitedMs;
+      if (!waited.ok) return refusedWait(input, waited.why, waitedMs);
+      place = waited.place;
+    }
+    if (slots === undefined) return placed(input, { place, slot: undefined }, waitedMs);
+    const slot = await waitFor(
+      slots.wait(key.id, Math.max(1, limits.timeoutMs - waitedMs), signal),
+    );
+    waitedMs += slot.waitedMs;
+    if (!slot.ok) {
+      place.release();
+      return refusedWait(input, slot.why, waitedMs);
+    }
+    return placed(input, { place, slot: slot.place }, waitedMs);
+  }
+
+  /** A wait, counted in the gauge of waiting turns while it lasts (when it does). */
+  async function waitFor(waiting: Promise<Waited>): Promise<Waited> {
+    const count = options.countWaiting;
+    if (count === undefined) return waiting;
+    count(1);
+    try {
+      return await waiting;
+    } finally {
+      count(-1);
+    }
+  }
+
+  function placed(input: TurnInput, held: Held, waitedMs: number) {
+    if (waitedMs > 0) observeWait(input, waitedMs);
+    return { ok: true as const, held, waitedMs };
+  }
+
+  /** A turn that waited in vain: its client left, or its line was full or too slow. */
+  function refusedWait(input: TurnInput, why: 'queue_full' | 'timeout' | 'gone', waitedMs: number) {
+    if (waitedMs > 0) observeWait(input, waitedMs);
+    return decided({ kind: why === 'gone' ? 'client_closed' : 'too_many_concurrent' });
+  }
+
+  function observeWait(input: TurnInput, waitedMs: number) {
+    input.onWait?.(waitedMs);
+    options.observeWait?.(waitedMs);
   }
 
   /** Rows 2-8 and the reservation: a decision made before the core, or the reserved unit. */
@@ -228,7 +319,7 @@ export function createTakeTurn(
     now: number,
     stamp: TurnStamp,
   ): Promise<
-    | { ok: true; request: MessageRequest; reservation: Reserved; session: Opening }
+    | { ok: true; request: MessageRequest; reservation: Reserved; session: Opening; held: Held }
     | { ok: false; decision: TurnDecision }
   > {
     const { key, request, signal } = input;
@@ -244,26 +335,34 @@ export function createTakeTurn(
     }
     if (signal.aborted) return decided({ kind: 'client_closed' });
 
-    // The key's place is taken before its unit, and held until the turn's decision is final.
-    if (!turnsPerKey.take(key.id, maxTurns(key))) return decided({ kind: 'too_many_concurrent' });
+    // The key's place is taken before its unit, and held until the answer is handed over.
+    const taken = await takePlaces(input, now);
+    if (!taken.ok) return taken;
+    const { held } = taken;
+    // A turn that waited is judged at the time it runs (its month or minute may have ended).
+    const at = taken.waitedMs > 0 ? clock() : now;
+    const release = () => {
+      held.slot?.release();
+      held.place.release();
+    };
     // The session is read while the unit is reserved (on PostgreSQL both statements go in
     // one round trip); a refused turn only drops what was read.
     const session: Opening =
       request.sessionId === undefined
         ? undefined
-        : sessions.open(key.id, request.sessionId, now).then(
+        : sessions.open(key.id, request.sessionId, at).then(
             (opened) => ({ ok: true, session: opened }),
             (cause: unknown) => ({ ok: false, cause }),
           );
     let reservation: Reservation;
     try {
-      reservation = await quota.reserve(key, now, claim?.unit);
+      reservation = await quota.reserve(key, at, claim?.unit);
     } catch (cause) {
-      turnsPerKey.release(key.id);
+      release();
       throw cause;
     }
-    if (reservation.ok) return { ok: true, request, reservation, session };
-    turnsPerKey.release(key.id);
+    if (reservation.ok) return { ok: true, request, reservation, session, held };
+    release();
     const kind = reservation.refusedBy === 'minute' ? 'rate_limited' : 'quota_exceeded';
     return decided({ kind, quota: reservation.state });
   }
@@ -314,6 +413,7 @@ export function createTakeTurn(
     claim: Claim | undefined,
     reservation: Reserved,
     stamp: TurnStamp,
+    slot: Place | undefined,
   ): Promise<TurnDecision> {
     const { language, signal } = input;
     const failed = (decision: TurnDecision) => refunded(reservation, decision);
@@ -345,6 +445,8 @@ export function createTakeTurn(
     // so none comes before this.
     input.stream?.start(reservation.state, stamp);
     const result = await running;
+    // The core's connection is free for the next turn waiting for one.
+    slot?.release();
     // A client that leaves once a part of the reply reached it has had it: the turn counts,
     // though nothing is stored or kept (docs/contract.md, "The client goes away").
     const gone = async (): Promise<TurnDecision> => {

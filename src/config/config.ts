@@ -38,6 +38,10 @@ interface ConnectionLimits {
   readonly streamStallTimeoutMs: number;
   /** Turns of one key running at once on this instance, unless its plan sets its own. */
   readonly keyConcurrency: number;
+  /** Turns of one key waiting for a place at once on this instance, unless its plan sets its own. */
+  readonly keyQueue: number;
+  /** How long a turn waits for a place of its key before 429 `too_many_concurrent`. */
+  readonly keyQueueTimeoutMs: number;
 }
 
 export interface Config {
@@ -148,6 +152,8 @@ const SETTINGS = {
   maxConnections: setting('PLAUDER_MAX_CONNECTIONS', integer(1, 1_000_000), '10000'),
   streamStallTimeoutMs: setting('PLAUDER_STREAM_STALL_TIMEOUT', duration({ min: 100 }), '30s'),
   keyConcurrency: setting('PLAUDER_KEY_CONCURRENCY', integer(1, 1_000_000), '16'),
+  keyQueue: setting('PLAUDER_KEY_QUEUE', integer(0, 1_000_000), '256'),
+  keyQueueTimeoutMs: setting('PLAUDER_KEY_QUEUE_TIMEOUT', duration({ min: 1 }), '30s'),
   core: setting('PLAUDER_CORE', oneOf(CORE_KINDS), 'builtin'),
   coreTimeoutMs: setting('PLAUDER_CORE_TIMEOUT', duration(), '60s'),
   logLevel: setting('PLAUDER_LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),
@@ -211,6 +217,8 @@ export function loadConfig(env: Env): Config {
       maxConnections: s.maxConnections,
       streamStallTimeoutMs: s.streamStallTimeoutMs,
       keyConcurrency: s.keyConcurrency,
+      keyQueue: s.keyQueue,
+      keyQueueTimeoutMs: s.keyQueueTimeoutMs,
     }),
     core: readCoreSettings(s.core, env, problems),
     coreTimeoutMs: s.coreTimeoutMs,

@@ -160,6 +160,12 @@ export interface CoreAdapter {
    */
   readonly gateway?: boolean;
   /**
+   * How many calls it serves at once: the size of its upstream's connection pool. Turns
+   * beyond it wait for a slot, shared fairly among keys (src/chat/fair-share.ts), instead of
+   * queueing in the pool in arrival order. Absent: unbounded (an in-process core).
+   */
+  readonly capacity?: number;
+  /**
    * Produces a non-empty reply in `request.language`.
    * Technical failures are thrown as `CoreError`; anything else thrown is treated
    * as `core_unavailable` by the caller.

@@ -6,7 +6,7 @@
  * soon as the request body has been read. The response's `close` without `finish` is
  * the connection going away while the answer was still being prepared or sent.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Cancellation, type CancelSignal } from '../util/cancellation.js';
 
 class ClientClosedError extends Error {
@@ -37,4 +37,21 @@ class ResponseSignal extends Cancellation {
         if (!response.writableFinished) this.abort(CLIENT_CLOSED);
       });
   }
+}
+
+/**
+ * Settles when the response is over: its last byte handed to the socket, or the connection
+ * gone (docs/contract.md, "Burst limits": a key's place is held until then).
+ */
+export function handedOver(reply: FastifyReply): Promise<void> {
+  const response = reply.raw;
+  if (response.destroyed || response.writableFinished) return Promise.resolve();
+  return new Promise((resolve) => response.once('close', () => resolve()));
+}
+
+/** The turn hooks every door passes: how long the turn waited, for its log line. */
+export function turnWaitHook(request: FastifyRequest): (waitedMs: number) => void {
+  return (waitedMs) => {
+    request.turnWaitMs = Math.round(waitedMs * 100) / 100;
+  };
 }

@@ -5,9 +5,12 @@ import { postStream, type SseAnswer, until } from '../helpers/sse.js';
 import { http, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { callTool, connectMcp, textOf } from '../mcp/mcp-client.js';
 
-// One key holding its maximum of slow streams (a real upstream process holds each after its
-// first token) cannot start another, and cannot slow another key down.
-const MAX = 3;
+// A key's turns beyond its places wait for one (docs/contract.md, "Burst limits"). The
+// plans give small caps so that a few held streams (a real upstream process holds each after
+// its first token) fill a key's places and its line: `solo` runs one turn and lets one
+// wait, `single` runs one, `one` has one reply a month.
+const PLANS =
+  'standard=1000,solo=1000+1/concurrent+1/queue,single=1000+1/concurrent,one=1+1/concurrent';
 
 /** One server for the file, in front of the worker's upstream (each test asks for `upstream`). */
 const test = base.extend(
@@ -15,14 +18,7 @@ const test = base.extend(
   { scope: 'file' },
   async ({ upstreamProcess }, { onCleanup }) => {
     const server = await startTestServer({
-      env: openAiEnv(
-        upstreamProcess,
-        {
-          PLAUDER_KEY_CONCURRENCY: String(MAX),
-          PLAUDER_PLANS: 'standard=1000,solo=1000+1/concurrent',
-        },
-        { retries: 'shipped' },
-      ),
+      env: openAiEnv(upstreamProcess, { PLAUDER_PLANS: PLANS }, { retries: 'shipped' }),
     });
     onCleanup(() => server.close());
     return server;
@@ -67,24 +63,59 @@ async function releaseAll(
   await Promise.all(streams.map((s) => s.answer));
 }
 
-describe('concurrent turns per key', () => {
-  test("one key's maximum of slow streams: another key starts at once, one more of the first is refused 429 until one ends", async ({
+/** How many chat requests the upstream has received since the test's reset. */
+const upstreamCalls = async (upstream: Upstream) => (await upstream.received()).requests.length;
+
+/** How many turns wait for a place, as /metrics counts them once they got one. */
+async function waitedTurns(server: TestServer): Promise<number> {
+  const metrics = await http(`${server.url}/metrics`);
+  const count = /^plauder_turn_wait_seconds_count (\d+)/m.exec(metrics.text);
+  return Number(count?.[1] ?? 0);
+}
+
+describe('fair share per key: a turn beyond its places waits', () => {
+  test('on the shipped cap of 16, a key running 16 streams has its 17th wait, untouched, and answered when one ends; another key runs at once', async ({
     server,
     upstream,
   }) => {
     const a = await server.createKey();
     const b = await server.createKey({ name: 'other' });
-    const held = await holdStreams(server, upstream, a.key, MAX);
-
-    // Another key's streamed turn gets its first delta while the first key's are still held.
-    const other = heldStream(server, b.key, 'Hallo');
-    await other.started;
-    const otherAnswer = await other.answer;
-    expect(otherAnswer.status).toBe(200);
-    expect((await upstream.received()).requests).toHaveLength(MAX + 1);
-
-    // One more of the first key: 429 at once, on every door, not counted, nothing kept.
+    const held = await holdStreams(server, upstream, a.key, 16);
     const before = await usedOf(server, a.id);
+
+    const waiting = http(`${server.url}/api/chat`, { key: a.key, body: { message: 'noch eins' } });
+    await until(async () => ((await waitersOf(server)) === 1 ? true : undefined), 'it waits');
+    // Another key's turn runs while the first key's 17th waits.
+    const other = await http(`${server.url}/api/chat`, { key: b.key, body: { message: 'Hallo' } });
+    expect(other.status).toBe(200);
+    // Nothing was reserved for the waiting turn and its core was not asked.
+    expect(await usedOf(server, a.id)).toBe(before);
+    expect(await upstreamCalls(upstream)).toBe(17);
+
+    await upstream.release();
+    const answered = await waiting;
+    expect(answered.status).toBe(200);
+    expect(answered.json.reply).toBe('reply to: noch eins');
+    await releaseAll(upstream, held.slice(1));
+    expect(await usedOf(server, a.id)).toBe(before + 1);
+    expect(await waitedTurns(server)).toBeGreaterThanOrEqual(1);
+    const line = server.logs
+      .map((text) => JSON.parse(text))
+      .find((entry) => entry.msg === 'request' && entry.waitMs !== undefined);
+    expect(line).toMatchObject({ route: '/api/chat', outcome: 'reply' });
+    expect(line.waitMs).toBeGreaterThan(0);
+  });
+
+  test('past its line a key is refused 429 too_many_concurrent at once, on every door, not counted', async ({
+    server,
+    upstream,
+  }) => {
+    const a = await server.createKey({ plan: 'solo' });
+    const held = await holdStreams(server, upstream, a.key, 1);
+    const before = await usedOf(server, a.id);
+    const inLine = http(`${server.url}/api/chat`, { key: a.key, body: { message: 'wartet' } });
+    await until(async () => ((await waitersOf(server)) === 1 ? true : undefined), 'one waits');
+
     const refused = await http(`${server.url}/api/chat`, {
       key: a.key,
       headers: { 'idempotency-key': 'k-1' },
@@ -117,51 +148,90 @@ describe('concurrent turns per key', () => {
     await mcp.close();
 
     expect(await usedOf(server, a.id)).toBe(before);
-    expect((await upstream.received()).requests).toHaveLength(MAX + 1);
-    const metrics = await http(`${server.url}/metrics`);
-    expect(metrics.text).toMatch(/plauder_chat_outcomes_total\{[^}]*outcome="too_many_concurrent"/);
+    expect(await upstreamCalls(upstream)).toBe(1);
 
-    // One ends: the key can start a new one, and the refused Idempotency-Key runs afresh.
+    // The held stream ends: the waiting turn runs, and the refused Idempotency-Key runs afresh.
     await upstream.release();
-    const ended = held[0];
-    expect((await ended?.answer)?.status).toBe(200);
+    expect((await held[0]?.answer)?.status).toBe(200);
+    expect((await inLine).status).toBe(200);
     const again = await http(`${server.url}/api/chat`, {
       key: a.key,
       headers: { 'idempotency-key': 'k-1' },
       body: { message: 'noch eins' },
     });
     expect(again.status).toBe(200);
-    expect(again.json.reply).toBe('reply to: noch eins');
     expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(await usedOf(server, a.id)).toBe(before + 2);
+  });
 
-    await releaseAll(upstream, held.slice(1));
+  test('a waiting client that leaves is dropped at once and costs nothing; a hang-up gives its place back', async ({
+    server,
+    upstream,
+  }) => {
+    const a = await server.createKey({ plan: 'solo' });
+    const held = await holdStreams(server, upstream, a.key, 1);
+    const before = await usedOf(server, a.id);
+    const client = new AbortController();
+    const leaving = fetch(`${server.url}/api/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'geht gleich' }),
+      signal: client.signal,
+    }).catch(() => undefined);
+    await until(async () => ((await waitersOf(server)) === 1 ? true : undefined), 'one waits');
+    client.abort();
+    await leaving;
+    // Its place in line is free again: another turn may wait there.
+    await until(async () => ((await waitersOf(server)) === 0 ? true : undefined), 'dropped');
+    const next = http(`${server.url}/api/chat`, { key: a.key, body: { message: 'danach' } });
+    await until(async () => ((await waitersOf(server)) === 1 ? true : undefined), 'next waits');
+
+    await upstream.release();
+    await held[0]?.answer;
+    expect((await next).status).toBe(200);
+    // The turn that left never reached the upstream and was not counted.
+    const messages = (await upstream.received()).requests.map((r) => JSON.stringify(r.body));
+    expect(messages.some((body) => body.includes('geht gleich'))).toBe(false);
     expect(await usedOf(server, a.id)).toBe(before + 1);
   });
 
-  test('a plan sets its own cap; a hang-up gives its place back', async ({ server, upstream }) => {
-    const a = await server.createKey({ plan: 'solo' });
-    const controller = new AbortController();
-    await upstream.script({ stream: { pieces: ['eins ', 'zwei'], holdAfter: 1 } });
-    let first: () => void = () => {};
-    const started = new Promise<void>((resolve) => {
-      first = resolve;
-    });
-    const gone = postStream(`${server.url}/api/chat`, {
-      key: a.key,
-      body: { message: 'lang' },
-      signal: controller.signal,
-      onEvent: () => first(),
-    }).catch(() => undefined);
-    await started;
+  test('a used-up month is refused at once, without waiting for a place', async ({
+    server,
+    upstream,
+  }) => {
+    const a = await server.createKey({ plan: 'one' });
+    const held = await holdStreams(server, upstream, a.key, 1);
     const refused = await http(`${server.url}/api/chat`, { key: a.key, body: { message: 'x' } });
-    expect(refused.json.error.code).toBe('too_many_concurrent');
-
-    controller.abort();
-    await gone;
-    await until(async () => {
-      const res = await http(`${server.url}/api/chat`, { key: a.key, body: { message: 'y' } });
-      return res.status === 200 ? res : undefined;
-    }, 'the place is free again');
-    await upstream.release();
+    expect(refused.status).toBe(429);
+    expect(refused.json.error.code).toBe('quota_exceeded');
+    await releaseAll(upstream, held);
   });
 });
+
+describe('fair share per key: how long a turn waits', () => {
+  test('a turn that waits longer than PLAUDER_KEY_QUEUE_TIMEOUT (set short to see it) gets 429 too_many_concurrent, not counted', async ({
+    serve,
+    upstream,
+  }) => {
+    const server = await serve({
+      env: openAiEnv(upstream, { PLAUDER_PLANS: PLANS, PLAUDER_KEY_QUEUE_TIMEOUT: '200ms' }),
+    });
+    const a = await server.createKey({ plan: 'single' });
+    const held = await holdStreams(server, upstream, a.key, 1);
+    const before = await usedOf(server, a.id);
+    const refused = await http(`${server.url}/api/chat`, { key: a.key, body: { message: 'x' } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.json.error.code).toBe('too_many_concurrent');
+    expect(await usedOf(server, a.id)).toBe(before);
+    expect(await upstreamCalls(upstream)).toBe(1);
+    await releaseAll(upstream, held);
+  });
+});
+
+/** Turns waiting for a place on `server` now (the gauge of /metrics). */
+async function waitersOf(server: TestServer): Promise<number> {
+  const metrics = await http(`${server.url}/metrics`);
+  const gauge = /^plauder_turns_waiting (\d+)/m.exec(metrics.text);
+  return Number(gauge?.[1] ?? 0);
+}

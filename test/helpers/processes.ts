@@ -96,17 +96,11 @@ export function startServerProcess(
 
 /**
  * The environment of a spawned server or CLI: the test process's own, without its PLAUDER_
- * settings. Servers keep idle connections for a minute: with the default 5 s, a test that
- * waits a few seconds (a CLI command on a busy machine) between two requests can send its
- * next request on a connection the server is closing that moment ("other side closed"), a
- * race of the test's keep-alive client, not of the service.
+ * settings, so the service runs on its shipped defaults; a test that needs another setting
+ * passes it itself.
  */
 function baseEnv(): Record<string, string> {
-  // A high cap of concurrent turns per key: see test-server.ts.
-  const env: Record<string, string> = {
-    PLAUDER_KEEP_ALIVE_TIMEOUT: '60s',
-    PLAUDER_KEY_CONCURRENCY: '100000',
-  };
+  const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !name.startsWith('PLAUDER_') && name !== 'PORT' && name !== 'HOST')
       env[name] = value;

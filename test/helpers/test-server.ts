@@ -72,11 +72,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const env: Record<string, string> = {
     ...database.env,
     PLAUDER_LOG_LEVEL: 'info',
-    // See baseEnv in processes.ts: no keep-alive race between a test's requests.
-    PLAUDER_KEEP_ALIVE_TIMEOUT: '60s',
-    // Tests of other rules send more concurrent requests with one key than a key may run
-    // by default; test/chat/key-concurrency.test.ts sets its own cap.
-    PLAUDER_KEY_CONCURRENCY: '100000',
     ...options.env,
   };
   const config = loadConfig(env);

@@ -28,6 +28,7 @@ export function createOpenAiCore(options: OpenAiCoreOptions): CoreAdapter {
   return {
     name: 'openai',
     gateway: true,
+    capacity: options.maxConnections,
     async reply(request) {
       const body = JSON.stringify(buildChatRequest(options, request));
       const { text, usage, finish } = await upstream.post(body, request.signal, parseChatReply);

@@ -19,8 +19,11 @@ export type { RasaCoreOptions } from './rasa-config.js';
 
 export function createRasaCore(options: RasaCoreOptions): CoreAdapter {
   const upstreams = createUpstreams(options);
+  const pools = new Set(Object.values(upstreams)).size;
   return {
     name: 'rasa',
+    // Turns of both languages share one pool when they share one webhook.
+    capacity: options.maxConnections * pools,
     async reply(request) {
       const { language } = request;
       const sender = request.conversationId ?? randomUUID();

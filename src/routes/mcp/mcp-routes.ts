@@ -24,7 +24,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
 import { type AuthenticatedKey, authenticateBeforeBody } from '../authenticate.js';
-import { clientSignal } from '../client-signal.js';
+import { clientSignal, handedOver, turnWaitHook } from '../client-signal.js';
 import { errorResponses } from '../responses.js';
 import { bearerSecurity } from '../schemas.js';
 import { checkMcpInput, type JsonRpcError } from './mcp-input.js';
@@ -130,6 +130,8 @@ async function handleMcp(
     key,
     signal,
     handover,
+    handedOver: handedOver(reply),
+    onWait: turnWaitHook(request),
     idempotencyKey: request.headers['idempotency-key'],
     log: request.log,
     recordChat: (outcome, decision) => {

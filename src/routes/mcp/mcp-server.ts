@@ -45,6 +45,10 @@ export interface McpCall {
   readonly signal: CancelSignal;
   /** Where the chat turns learn whether the POST's answer reached its client. */
   readonly handover: Handover;
+  /** Settles when the POST's answer is over: the chat turns' places are held until then. */
+  readonly handedOver: Promise<unknown>;
+  /** Told how long a chat turn waited for its key's place. */
+  readonly onWait: (waitedMs: number) => void;
   /** The `Idempotency-Key` header of the POST, if any. */
   readonly idempotencyKey: string | string[] | undefined;
   readonly log: FastifyBaseLogger;
@@ -114,6 +118,8 @@ function toolHandlers(deps: McpServerDeps, call: McpCall): Record<ToolName, Tool
         fingerprint: { endpoint: FINGERPRINT_ENDPOINT[language], body: JSON.stringify(args) },
         signal: call.signal,
         handover: call.handover,
+        handedOver: call.handedOver,
+        onWait: call.onWait,
       });
       call.recordChat(decision.kind === 'soft_error' ? decision.code : decision.kind, decision);
       if (decision.kind === 'failed') {

@@ -7,12 +7,16 @@
  * `/metrics` is read (its `collect` hook), and its duration is observed with a labels object
  * made once per route, because prom-client hashes the labels object of every call.
  */
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
   readonly registry: Registry;
   /** Counts the requests of each route pattern, their durations and turns' outcomes. */
   readonly requests: RequestMetrics;
+  /** How long turns waited for their key's place and a core slot (those that waited). */
+  readonly turnWait: Histogram;
+  /** Turns waiting for a place now. */
+  readonly turnsWaiting: Gauge;
   /** Webhook delivery attempts by how they ended (delivered, retry, gave_up, gone). */
   readonly webhookAttempts: Counter<'result'>;
 }
@@ -81,6 +85,17 @@ export function createMetrics(): Metrics {
         else pending.count++;
       },
     },
+    turnWait: new Histogram({
+      name: 'plauder_turn_wait_seconds',
+      help: "How long turns that found no free place waited for their key's place and a core slot (docs/quota-and-limits.md)",
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    turnsWaiting: new Gauge({
+      name: 'plauder_turns_waiting',
+      help: "Turns waiting for their key's place or a core slot now",
+      registers: [registry],
+    }),
     webhookAttempts: new Counter({
       name: 'plauder_webhook_attempts_total',
       help: 'Webhook delivery attempts of this instance by result: delivered, retry, gave_up (retries ran out), gone (410)',

@@ -15,7 +15,7 @@ import { safeError } from '../../errors/safe-error.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
 import { type AuthenticatedKey, authenticate, authenticateBeforeBody } from '../authenticate.js';
-import { clientSignal } from '../client-signal.js';
+import { clientSignal, handedOver, turnWaitHook } from '../client-signal.js';
 import { REFUSAL_CODES, refuse } from '../refusals.js';
 import { judgeContentTypeLater } from '../request-body.js';
 import { RATE_LIMIT_HEADERS, withHeaders } from '../responses.js';
@@ -194,6 +194,8 @@ async function handleCompletion(
     idempotencyKey: request.headers['idempotency-key'],
     fingerprint: { endpoint, body },
     signal: clientSignal(reply),
+    handedOver: handedOver(reply),
+    onWait: turnWaitHook(request),
     onNotice: (notice) => request.log.warn({ notice }, 'core notice'),
     ...(stream ? { stream: stream.sink } : {}),
   });

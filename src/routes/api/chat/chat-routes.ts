@@ -20,7 +20,7 @@ import { ERROR_MESSAGES } from '../../../errors/error-codes.js';
 import { rateLimitHeaders } from '../../../quota/quota-service.js';
 import type { AppDeps } from '../../../services.js';
 import { authenticate } from '../../authenticate.js';
-import { clientSignal } from '../../client-signal.js';
+import { clientSignal, handedOver, turnWaitHook } from '../../client-signal.js';
 import { acceptsEventStream } from '../../event-stream.js';
 import { REFUSAL_CODES, refuse } from '../../refusals.js';
 import { judgeContentTypeLater, parseChatFields, parseJsonObject } from '../../request-body.js';
@@ -101,6 +101,8 @@ async function handleChat(
     idempotencyKey: request.headers['idempotency-key'],
     fingerprint: { endpoint: endpoint.url, body },
     signal: clientSignal(reply),
+    handedOver: handedOver(reply),
+    onWait: turnWaitHook(request),
     onNotice: (notice) => request.log.warn({ notice }, 'core notice'),
     ...(stream ? { stream: stream.sink } : {}),
   });
@@ -166,5 +168,7 @@ declare module 'fastify' {
     chatOutcome?: string;
     /** A part of a streamed reply was written: a hang-up after it counts the turn. */
     partDelivered?: boolean;
+    /** How long the turn waited for its key's place (docs/contract.md, "Burst limits"). */
+    turnWaitMs?: number;
   }
 }
