@@ -59,6 +59,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The test process's fetch leaves idle connections before the server does (see the file).
+    setupFiles: ['test/helpers/test-client.ts'],
     // A worker keeps the modules it imported for its next file: importing the app's graph
     // (Fastify, Kysely, the MCP SDK) through Vite once per file was a third of the suite's
     // CPU. Every file starts its own servers and databases and restores what it changes,

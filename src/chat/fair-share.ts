@@ -128,10 +128,10 @@ export class KeyPlaces {
  * - A freed slot goes to the waiting key that holds the fewest slots, the first in the
  *   rotation among equals, which then goes to the end of it: each waiting key gets slots in
  *   turn however many turns it has waiting, and a key that holds few goes first.
- * - The last eighth of the pool is a reserve for keys that hold fewer than their share (the
- *   pool divided among the keys using or waiting for it, and one more): a key arriving while
- *   others fill the pool finds a slot at once instead of waiting for one of theirs to end.
- *   One key alone may use the whole pool.
+ * - The last eighth of the pool is a reserve for keys that hold no slot: a key arriving while
+ *   others fill the pool finds one at once instead of waiting for one of theirs to end. One
+ *   key alone may use the whole pool; several keys that fill it leave the reserve idle (at
+ *   most an eighth of the pool, the price of never making a new key wait for them).
  */
 export class CoreSlots {
   private free: number;
@@ -142,7 +142,7 @@ export class CoreSlots {
   private readonly rotation = new Set<string>();
 
   constructor(
-    private readonly capacity: number,
+    capacity: number,
     private readonly now: Monotonic = monotonicNow,
   ) {
     this.free = capacity;
@@ -172,15 +172,13 @@ export class CoreSlots {
 
   /**
    * Whether a key holding `held` slots may take a free one now: any key while more than the
-   * reserve is free; else a key below its share, counted with room for one more key, so that
-   * the keys present leave the reserve to the next one. A key alone may take all.
+   * reserve is free; else only a key that holds none, so that a key arriving while others fill
+   * the pool starts at once. A key alone may take all.
    */
   private mayTake(held: number): boolean {
     if (this.free <= 0) return false;
-    if (this.free > this.reserve) return true;
-    const keys = this.keys.size;
-    if (keys <= 1) return true;
-    return held < Math.max(1, Math.floor(this.capacity / (keys + 1)));
+    if (this.free > this.reserve || this.keys.size <= 1) return true;
+    return held === 0;
   }
 
   private take(keyId: string): Place {

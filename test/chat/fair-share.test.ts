@@ -91,7 +91,7 @@ describe('CoreSlots', () => {
     expect(firstWave).toHaveLength(64);
     for (const seen of firstWave) placeOf(seen.value).release();
     await tick();
-    // The slots went to the keys that held none, up to their share, and the reserve is free.
+    // The slots went to the keys that held fewest, and the reserve is free.
     const running = tenant.filter((seen) => seen.value?.ok).length - firstWave.length;
     expect(running).toBeGreaterThanOrEqual(56);
     expect(running).toBeLessThan(64);

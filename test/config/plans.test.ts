@@ -42,13 +42,13 @@ describe('PLAUDER_PLANS', () => {
     );
     expect(result.ok).toBe(false);
     expect(result.ok ? [] : result.problems).toEqual([
-      'plan "a": "10/hour" is not a limit such as 1000, 1000/month, 60/minute or 16/concurrent',
+      'plan "a": "10/hour" is not a limit such as 1000, 1000/month, 60/minute, 16/concurrent or 256/queue',
       'plan "b" needs a monthly limit (e.g. b=1000/month+60/minute)',
       'plan "c": the limit per month must be a positive integer',
       'plan "d": more than one limit per month',
       '"Upper=1" is not name=limit (lower-case name, e.g. standard=1000/month)',
       'plan "e" is listed twice',
-      'plan "f": "x" is not a limit such as 1000, 1000/month, 60/minute or 16/concurrent',
+      'plan "f": "x" is not a limit such as 1000, 1000/month, 60/minute, 16/concurrent or 256/queue',
     ]);
   });
 

@@ -93,6 +93,8 @@ describe('every problem at once', () => {
       maxConnections: 10_000,
       streamStallTimeoutMs: 30_000,
       keyConcurrency: 16,
+      keyQueue: 256,
+      keyQueueTimeoutMs: 30_000,
     });
   });
 
