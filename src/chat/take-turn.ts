@@ -121,11 +121,13 @@ export interface TurnInput {
   /** Given by a door whose answer leaves later, with others (an MCP batch). */
   readonly handover?: Handover;
   /**
-   * Settles when the answer has been handed over: its last byte written, or the client gone.
-   * The key's place is held until then (docs/contract.md, "Burst limits"), so a key cannot
-   * hold more answers in the making than its places. Absent: freed with the decision.
+   * Settles when the answer has been handed over: true when its last byte was written to the
+   * socket, false when the client went first. The key's place is held until then
+   * (docs/contract.md, "Burst limits"), so a key cannot hold more answers in the making than
+   * its places; a reply answered as one JSON body counts only if it was written whole ("The
+   * client goes away"). Absent: the place is freed with the decision, the reply counts.
    */
-  readonly handedOver?: Promise<unknown>;
+  readonly handedOver?: Promise<boolean>;
   /** Told how long the turn waited for its key's place and a core slot, when it waited. */
   readonly onWait?: (waitedMs: number) => void;
 }
@@ -502,6 +504,14 @@ export function createTakeTurn(
       await record();
     } catch (cause) {
       return failed({ kind: 'failed', code: 'internal_error', cause });
+    }
+    // An answer written as one body reached the client only once it was written whole: a
+    // client that left before is refunded like any hang-up before delivery (the turn and
+    // its outcome stay: a retry with its Idempotency-Key is answered from them).
+    if (!input.stream && input.handedOver) {
+      void input.handedOver.then((whole) => {
+        if (!whole) void reservation.refund({ keepMinute: true }).catch(() => {});
+      });
     }
     return decision;
   }

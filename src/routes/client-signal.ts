@@ -40,13 +40,19 @@ class ResponseSignal extends Cancellation {
 }
 
 /**
- * Settles when the response is over: its last byte handed to the socket, or the connection
- * gone (docs/contract.md, "Burst limits": a key's place is held until then).
+ * Settles when the response is over: true when its last byte was handed to the socket, false
+ * when the connection went first (docs/contract.md, "Burst limits": a key's place is held
+ * until then; "The client goes away": a JSON answer reached the client only when whole).
  */
-export function handedOver(reply: FastifyReply): Promise<void> {
+export function handedOver(reply: FastifyReply): Promise<boolean> {
   const response = reply.raw;
-  if (response.destroyed || response.writableFinished) return Promise.resolve();
-  return new Promise((resolve) => response.once('close', () => resolve()));
+  // The socket as it is now: by the time the response closes it may have been detached.
+  const socket = reply.request.raw.socket;
+  // A response whose socket failed while it was written reports itself finished all the
+  // same; the socket's error tells that the rest never left.
+  const whole = () => response.writableFinished && !socket?.errored;
+  if (response.writableFinished || response.destroyed) return Promise.resolve(whole());
+  return new Promise((resolve) => response.once('close', () => resolve(whole())));
 }
 
 /** The turn hooks every door passes: how long the turn waited, for its log line. */

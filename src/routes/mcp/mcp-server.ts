@@ -46,7 +46,7 @@ export interface McpCall {
   /** Where the chat turns learn whether the POST's answer reached its client. */
   readonly handover: Handover;
   /** Settles when the POST's answer is over: the chat turns' places are held until then. */
-  readonly handedOver: Promise<unknown>;
+  readonly handedOver: Promise<boolean>;
   /** Told how long a chat turn waited for its key's place. */
   readonly onWait: (waitedMs: number) => void;
   /** The `Idempotency-Key` header of the POST, if any. */
