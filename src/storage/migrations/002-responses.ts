@@ -18,7 +18,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('sealed', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('responses_pk', ['key_id', 'id_hash'])
     .execute();
-  await db.schema.createIndex('responses_created_at').on('responses').column('created_at').execute();
+  await db.schema
+    .createIndex('responses_created_at')
+    .on('responses')
+    .column('created_at')
+    .execute();
   await db.schema
     .createIndex('responses_conversation')
     .on('responses')
