@@ -14,7 +14,7 @@ import type { Writes } from '../storage/unit-of-work.js';
 import type { TurnSealer } from './turn-sealer.js';
 
 /** A kept response and the conversation it is a turn of. */
-export interface KeptResponse {
+interface KeptResponse {
   /** The session the response's turn was stored in. */
   readonly sessionId: string;
   /** True when the Responses door began the conversation (not a client's `X-Session-Id`). */

@@ -10,7 +10,7 @@ import type { Database } from '../schema.js';
 import { type StoredSealed, sealedColumn } from '../sealed-column.js';
 import { UnitOfWork, type Writes } from '../unit-of-work.js';
 
-export interface ResponseRow {
+interface ResponseRow {
   readonly keyId: string;
   readonly idHash: string;
   readonly conversationHash: string;
@@ -18,7 +18,7 @@ export interface ResponseRow {
   readonly sealed: Buffer;
 }
 
-export interface FoundResponse {
+interface FoundResponse {
   readonly conversationHash: string;
   readonly createdAt: number;
   readonly sealed: StoredSealed;

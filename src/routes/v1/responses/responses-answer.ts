@@ -61,7 +61,7 @@ interface Answer {
   readonly usage: TokenUsage;
 }
 
-export function usageOf(usage: TokenUsage) {
+function usageOf(usage: TokenUsage) {
   return {
     input_tokens: usage.promptTokens,
     input_tokens_details: { cached_tokens: 0 },

@@ -46,7 +46,7 @@ export interface ResponsesRequest {
 }
 
 /** A body that may become a turn once what it names is looked up, or its refusal. */
-export type ReadBody =
+type ReadBody =
   | {
       readonly ok: true;
       readonly previousResponseId: string | undefined;
