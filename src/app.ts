@@ -33,6 +33,7 @@ import { opsRoutes } from './routes/ops/ops-routes.js';
 import { rootRoute } from './routes/ops/root-route.js';
 import { completeResponses } from './routes/responses.js';
 import { errorBodySchema } from './routes/schemas.js';
+import { RESPONSES_ROUTE } from './routes/v1/responses/responses-routes.js';
 import { COMPLETIONS_ROUTE, v1Routes } from './routes/v1/v1-routes.js';
 import type { AppDeps } from './services.js';
 import { startSessionSweeper } from './sessions/session-sweeper.js';
@@ -164,6 +165,7 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
     if (
       route.startsWith('/api/chat') ||
       route === COMPLETIONS_ROUTE ||
+      route === RESPONSES_ROUTE ||
       (route === MCP_ROUTE && request.chatOutcome)
     )
       metrics.requests.turn(route, outcome ?? 'unknown');

@@ -14,6 +14,7 @@ import { createKeyCache, DEFAULT_KEY_CACHE, type KeyCacheOptions } from './keys/
 import { createKeyService, type KeyService } from './keys/key-service.js';
 import { type Clock, createMonthWindows } from './quota/month-window.js';
 import { createQuotaService, type QuotaService } from './quota/quota-service.js';
+import { createResponseStore, type ResponseStore } from './sessions/response-store.js';
 import { createSessionService, type SessionService } from './sessions/session-service.js';
 import { createTurnSealer } from './sessions/turn-sealer.js';
 import type { Store } from './storage/create-database.js';
@@ -23,6 +24,7 @@ import {
 } from './storage/repositories/events-repository.js';
 import { createIdempotencyRepository } from './storage/repositories/idempotency-repository.js';
 import { createKeysRepository } from './storage/repositories/keys-repository.js';
+import { createResponsesRepository } from './storage/repositories/responses-repository.js';
 import { createSessionsRepository } from './storage/repositories/sessions-repository.js';
 import {
   createUsageRepository,
@@ -36,6 +38,8 @@ export interface Services {
   readonly quota: QuotaService;
   readonly usage: UsageRepository;
   readonly sessions: SessionService;
+  /** Kept response objects of `POST /v1/responses`, turns of sessions. */
+  readonly responses: ResponseStore;
   readonly idempotency: IdempotencyService;
   /** Records events with the changes that cause them (a no-op without a receiver). */
   readonly outbox: EventOutbox;
@@ -73,6 +77,9 @@ export function createServices(
     quota: createQuotaService(usage, createMonthWindows(config.quotaTimeZone), outbox),
     sessions: createSessionService(createSessionsRepository(store.db, store.features), sealer, {
       window: config.sessionWindow,
+      ttlMs: config.sessionTtlMs,
+    }),
+    responses: createResponseStore(createResponsesRepository(store.db, store.features), sealer, {
       ttlMs: config.sessionTtlMs,
     }),
     idempotency: createIdempotencyService(

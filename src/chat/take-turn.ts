@@ -41,6 +41,7 @@ import type {
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
 import type { OpenSession } from '../sessions/session-service.js';
+import type { Writes } from '../storage/unit-of-work.js';
 import type { CancelSignal } from '../util/cancellation.js';
 import { CoreSlots, KeyPlaces, type Place, type Waited } from './fair-share.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
@@ -130,7 +131,15 @@ export interface TurnInput {
   readonly handedOver?: Promise<boolean>;
   /** Told how long the turn waited for its key's place and a core slot, when it waited. */
   readonly onWait?: (waitedMs: number) => void;
+  /**
+   * Writes a door commits with the turn when its session stores it (the Responses door
+   * keeps its response object): asked once, for a reply that is being stored.
+   */
+  readonly keepWith?: (reply: ReplyOf) => Writes | undefined;
 }
+
+/** A turn's reply as its decision gives it. */
+export type ReplyOf = Extract<TurnDecision, { kind: 'reply' }>;
 
 /**
  * An answer that leaves after the turn's decision, together with others (the members of an
@@ -423,7 +432,12 @@ export function createTakeTurn(
     if (opened?.ok === false)
       return failed({ kind: 'failed', code: 'internal_error', cause: opened.cause });
     const session = opened?.session;
-    const history = session?.history ?? lastTurns(request.history, config.sessionWindow);
+    // What a client sent along follows what its session holds (the Responses door begins a
+    // conversation with the items a client sent: docs/contract.md, "Responses API").
+    const history =
+      session === undefined || request.history === undefined
+        ? (session?.history ?? lastTurns(request.history, config.sessionWindow))
+        : lastTurns([...session.history, ...request.history], config.sessionWindow);
     const coreRequest = {
       language,
       message: request.message,
@@ -481,9 +495,10 @@ export function createTakeTurn(
         ...(finish === undefined ? {} : { finish }),
         ...stamp,
       });
-      const kept = claim?.keep(outcome());
-      const turn = storedTurn(request, reply, language, finish);
-      const stored = session ? await session.record(turn, clock(), kept) : false;
+      const kept = together(claim?.keep(outcome()), input.keepWith?.(decision));
+      const stored = session
+        ? await session.record(storedTurn(request, reply, language, finish), clock(), kept)
+        : false;
       if (!stored) await claim?.keepNow(outcome());
     };
     const decision = new ReplyDecision(reply, reservation.state, stamp, usage, finish);
@@ -648,10 +663,15 @@ function storedTurn(
   finish: CoreFinish | undefined,
 ): Turn {
   const toolCalls = finish?.toolCalls;
-  if (request.input === undefined && toolCalls === undefined) {
+  const sent = request.history ?? [];
+  if (request.input === undefined && toolCalls === undefined && sent.length === 0) {
     return { message: request.message, reply, language };
   }
-  const input = request.input ?? [{ role: 'user', content: request.message }];
+  // The turns a client sent along with a session's turn are kept with it, as messages.
+  const input = [
+    ...sent.flatMap(wireOf),
+    ...(request.input ?? [{ role: 'user', content: request.message }]),
+  ];
   const answer: WireMessage =
     toolCalls === undefined
       ? { role: 'assistant', content: reply }
@@ -665,6 +685,22 @@ function storedTurn(
           })),
         };
   return { message: request.message, reply, language, wire: [...input, answer] };
+}
+
+/** A turn as Chat Completions messages: its own, or its text as a user and an assistant message. */
+function wireOf(turn: Turn): readonly WireMessage[] {
+  if (turn.wire !== undefined) return turn.wire;
+  const user: WireMessage[] = turn.message === '' ? [] : [{ role: 'user', content: turn.message }];
+  return turn.reply === '' ? user : [...user, { role: 'assistant', content: turn.reply }];
+}
+
+/** Writes of two kinds committed together; undefined when there are none. */
+function together(a: Writes | undefined, b: Writes | undefined): Writes | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return (work) => {
+    a(work);
+    b(work);
+  };
 }
 
 function decided(decision: TurnDecision): { ok: false; decision: TurnDecision } {

@@ -1,7 +1,7 @@
 /**
  * @module sessions/session-sweeper
- * Deletes sessions idle longer than the TTL, and idempotent outcomes past theirs: once at
- * start, then on an unref'd timer. Reads already ignore what has expired, so the sweep
+ * Deletes sessions idle longer than the TTL, kept responses older than it, and idempotent
+ * outcomes past theirs: once at start, then on an unref'd timer. Reads already ignore what has expired, so the sweep
  * only frees space.
  */
 import type { FastifyInstance } from 'fastify';
@@ -18,6 +18,8 @@ export interface SweptServices {
   readonly sessions: Sweepable;
   /** Idempotent outcomes past their TTL. */
   readonly idempotency: Sweepable;
+  /** Kept responses of `/v1/responses` past the session TTL. */
+  readonly responses: Sweepable;
   readonly clock: Clock;
 }
 
@@ -29,9 +31,14 @@ export function startSessionSweeper(
   let running: Promise<void> | undefined;
   const sweep = () => {
     const now = services.clock();
-    running ??= Promise.all([services.sessions.sweep(now), services.idempotency.sweep(now)])
-      .then(([deleted, outcomes]) => {
+    running ??= Promise.all([
+      services.sessions.sweep(now),
+      services.idempotency.sweep(now),
+      services.responses.sweep(now),
+    ])
+      .then(([deleted, outcomes, responses]) => {
         if (deleted > 0) app.log.info({ deleted }, 'expired sessions deleted');
+        if (responses > 0) app.log.info({ deleted: responses }, 'expired responses deleted');
         if (outcomes > 0)
           app.log.info({ deleted: outcomes }, 'expired idempotent outcomes deleted');
       })

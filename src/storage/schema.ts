@@ -86,6 +86,18 @@ interface IdempotencyKeysTable {
   unit_day: string | null;
 }
 
+/** Kept response objects of `POST /v1/responses`, each with the conversation it belongs to. */
+interface ResponsesTable {
+  key_id: string;
+  /** Keyed hash of the response id (`resp_…`): the id itself is not stored. */
+  id_hash: string;
+  /** The `session_hash` of the conversation the response is a turn of. */
+  conversation_hash: string;
+  created_at: number;
+  /** AES-256-GCM sealed JSON of the response and its conversation (sealed-column.ts). */
+  sealed: StoredSealed;
+}
+
 /** The events outbox: one row per event, delivered by whichever instance claims it. */
 export interface WebhookEventsTable {
   /** `msg_…`: the `webhook-id`, the same on every attempt. */
@@ -126,6 +138,7 @@ export interface Database {
   usage_days: UsageDaysTable;
   sessions: SessionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  responses: ResponsesTable;
   webhook_events: WebhookEventsTable;
   webhook_receivers: WebhookReceiversTable;
 }

@@ -21,6 +21,10 @@ import {
   type OpenAiErrorCode,
   openAiStatus,
 } from '../../src/routes/v1/completion-answer.js';
+import {
+  ITEM_NOT_FOUND,
+  PREVIOUS_NOT_FOUND,
+} from '../../src/routes/v1/responses/responses-request.js';
 import { undeclaredAnswers } from '../helpers/declared-answers.js';
 import { createGatedCore, type GatedCore } from '../helpers/gated-core.js';
 import { type HttpResult, http, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -95,6 +99,7 @@ function refersTo(schema: Json | undefined, name: string): boolean {
 /** The status an error code answers with, in the error shape the schema documents. */
 function statusOfCode(schema: Json, code: string): number | undefined {
   if (refersTo(schema, 'OpenAiError')) {
+    if (code === PREVIOUS_NOT_FOUND || code === ITEM_NOT_FOUND) return 404;
     return [...ERROR_CODES, MODEL_NOT_FOUND].includes(code as OpenAiErrorCode)
       ? openAiStatus(code as OpenAiErrorCode).status
       : undefined;
@@ -327,6 +332,12 @@ async function drivers(): Promise<Record<string, Driver>> {
     messages: [{ role: 'user', content }],
     ...extra,
   });
+  const responses = `${server.url}/v1/responses`;
+  const responseBody = (input = 'Hallo', extra: Json = {}) => ({
+    model: 'plauder-de',
+    input,
+    ...extra,
+  });
   const table: Record<string, Record<string, Driver>> = {
     'post /api/chat': chat('/api/chat'),
     'post /api/chat-en': chat('/api/chat-en'),
@@ -375,6 +386,59 @@ async function drivers(): Promise<Record<string, Driver>> {
         return http(completions, { key: tinyKey, body: completion('zwei') });
       },
       500: () => http(`${broken.url}/v1/chat/completions`, { key: brokenKey, body: completion() }),
+    },
+    'post /v1/responses': {
+      200: () => http(responses, { key, body: responseBody() }),
+      '200 text/event-stream': () =>
+        http(responses, { key, body: responseBody('Hallo', { stream: true }) }),
+      400: () => http(responses, { key, body: responseBody('Hallo', { background: true }) }),
+      401: () => http(responses, { body: responseBody() }),
+      403: () => http(responses, { key: inactiveKey, body: responseBody() }),
+      404: () =>
+        http(responses, {
+          key,
+          body: responseBody('Hallo', { previous_response_id: 'resp_unknown' }),
+        }),
+      409: () =>
+        whileInFlight(() =>
+          http(responses, {
+            key,
+            headers: { 'idempotency-key': 'slow-responses' },
+            body: responseBody('slow'),
+          }),
+        ),
+      413: () =>
+        http(responses, {
+          key,
+          raw: JSON.stringify(responseBody('a'.repeat(4_200_000))),
+          headers: { 'content-type': 'application/json' },
+        }),
+      422: async () => {
+        const headers = { 'idempotency-key': 'reuse-responses' };
+        await http(responses, { key, headers, body: responseBody('eins') });
+        return http(responses, { key, headers, body: responseBody('zwei') });
+      },
+      429: async () => {
+        await http(responses, { key: tinyKey, body: responseBody('eins') });
+        return http(responses, { key: tinyKey, body: responseBody('zwei') });
+      },
+      500: () => http(`${broken.url}/v1/responses`, { key: brokenKey, body: responseBody() }),
+    },
+    'get /v1/responses/{id}': {
+      200: async () => {
+        const { json } = await http(responses, { key, body: responseBody() });
+        return http(`${responses}/${(json as Json).id}`, { key });
+      },
+      401: () => http(`${responses}/resp_unknown`),
+      404: () => http(`${responses}/resp_unknown`, { key }),
+    },
+    'delete /v1/responses/{id}': {
+      200: async () => {
+        const { json } = await http(responses, { key, body: responseBody() });
+        return http(`${responses}/${(json as Json).id}`, { key, method: 'DELETE' });
+      },
+      401: () => http(`${responses}/resp_unknown`, { method: 'DELETE' }),
+      404: () => http(`${responses}/resp_unknown`, { key, method: 'DELETE' }),
     },
     'post /mcp': {
       200: () =>

@@ -24,6 +24,9 @@ const EXPECTED_ROUTES = [
   'GET /mcp',
   'DELETE /mcp',
   'POST /v1/chat/completions',
+  'POST /v1/responses',
+  'GET /v1/responses/{id}',
+  'DELETE /v1/responses/{id}',
   'GET /v1/models',
   'GET /v1/models/{model}',
   'GET /healthz',
@@ -40,6 +43,8 @@ const KEY_PROTECTED = [
   '/api/usage',
   '/mcp',
   '/v1/chat/completions',
+  '/v1/responses',
+  '/v1/responses/{id}',
   '/v1/models',
   '/v1/models/{model}',
 ];

@@ -87,6 +87,24 @@ export function parseCompletionRequest(
   }
 }
 
+/**
+ * A Chat Completions body, already read as an object, as a turn request: what another door
+ * that speaks in messages (Responses) gives once it has turned its items into them.
+ */
+export function readCompletionTurn(
+  body: Json,
+  language: Language,
+  sessionHeader: string | string[] | undefined,
+  messageMaxChars: number,
+): TurnRequest {
+  try {
+    return readTurn(body, language, sessionHeader, messageMaxChars);
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    return { ok: false, code: error.code, detail: error.detail };
+  }
+}
+
 function readTurn(
   body: Json,
   language: Language,

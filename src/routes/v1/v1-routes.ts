@@ -1,7 +1,7 @@
 /**
  * @module routes/v1/v1-routes
  * The OpenAI-compatible front door (docs/contract.md, "OpenAI-compatible door"): `POST /v1/chat/completions` and
- * `GET /v1/models`, for clients, SDKs and agent frameworks that speak OpenAI's Chat
+ * `GET /v1/models` (and OpenAI's Responses API: responses/responses-routes.ts), for clients, SDKs and agent frameworks that speak OpenAI's Chat
  * Completions. Same keys, plans, quotas, limits, headers, idempotency, logs and metrics as
  * `/api/chat`: a chat completion is a turn of the same use case (src/chat/take-turn.ts),
  * read from OpenAI's body and written in OpenAI's shapes. Every failure under `/v1`,
@@ -35,6 +35,7 @@ import {
   openAiStatus,
 } from './completion-answer.js';
 import { type CompletionRequest, MODELS, parseCompletionRequest } from './completion-request.js';
+import { responsesRoutes } from './responses/responses-routes.js';
 import {
   completionAnswerSchema,
   completionHeaders,
@@ -143,6 +144,8 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
     },
     (request, reply) => handleCompletion(deps, keyOf(request), request, reply),
   );
+
+  responsesRoutes(app, deps, authenticateFirst, keyOf);
 }
 
 /**

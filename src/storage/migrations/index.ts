@@ -4,9 +4,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.js';
+import * as responses from './002-responses.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
+  '002-responses': responses,
 };
 
 export const migrationProvider: MigrationProvider = {
