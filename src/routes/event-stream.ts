@@ -39,9 +39,10 @@ export interface EventStream {
   send(data: string, name?: string): void;
   /**
    * An event that opens the stream and may wait for the first `send` (at most
-   * `OPENING_HOLD_MS`), e.g. `/v1`'s role chunk: it then leaves in the same packet.
+   * `OPENING_HOLD_MS`), e.g. `/v1`'s role chunk: it then leaves in the same packet. Named
+   * like `send` when `name` is given (Anthropic's `message_start`).
    */
-  open(data: string): void;
+  open(data: string, name?: string): void;
   /** Ends the answer; nothing is written after it. */
   end(): void;
   /** True once ended, or once the client has gone. */
@@ -164,8 +165,8 @@ class SseWriter implements EventStream {
     if (this.corked) this.uncork();
   }
 
-  open(data: string): void {
-    this.write(`data: ${data}\n\n`);
+  open(data: string, name?: string): void {
+    this.write(name === undefined ? `data: ${data}\n\n` : `event: ${name}\ndata: ${data}\n\n`);
   }
 
   end(): void {
