@@ -58,13 +58,9 @@ class Refusal {
   ) {}
 }
 
-/** Anthropic's messages name the field first: `max_tokens: Field required`. */
+/** The door's answer names the field first, as Anthropic's do: `max_tokens: Field required`. */
 const refuse = (code: SoftErrorCode, param: string | null, message: string, own?: string) =>
-  new Refusal(code, {
-    param,
-    message: param === null ? message : `${param}: ${message}`,
-    ...(own === undefined ? {} : { code: own }),
-  });
+  new Refusal(code, { param, message, ...(own === undefined ? {} : { code: own }) });
 
 export function parseMessagesRequest(
   contentType: string | undefined,

@@ -208,7 +208,9 @@ function sendRefusedBody(
 ) {
   const own = detail?.code === MODEL_NOT_FOUND ? MODEL_NOT_FOUND : code;
   const { status } = anthropicStatus(own);
-  const message = detail?.message ?? ERROR_MESSAGES[code];
+  // Named first, as Anthropic's messages do: `max_tokens: Field required`.
+  const said = detail?.message ?? ERROR_MESSAGES[code];
+  const message = detail?.param == null ? said : `${detail.param}: ${said}`;
   return reply.code(status).send(anthropicError(own, message, request.id));
 }
 
