@@ -88,6 +88,29 @@ describe('a client that leaves a streamed message', () => {
   });
 });
 
+describe('an upstream that fails after the stream began', () => {
+  test('ends the stream with an error event that the SDK raises; nothing is stored', async ({
+    gateway: { up, s },
+  }) => {
+    await up.script({ stream: { pieces: ['Es ', 'war ', 'einmal'], breakAfter: 2 } });
+    const { id, key } = await s.createKey();
+    const stream = anthropic(s, key, { 'X-Session-Id': 'broken' }).messages.stream({
+      ...ask,
+      messages: [{ role: 'user', content: 'Märchen' }],
+    });
+    const pieces: string[] = [];
+    stream.on('text', (text) => pieces.push(text));
+    const error = await stream.finalMessage().then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).type).toBe('api_error');
+    expect(pieces.join('')).toBe('Es war');
+    expect(await s.services.sessions.read(id, 'broken', Date.now())).toBeUndefined();
+  });
+});
+
 describe('an idempotent retry', () => {
   test('replays the kept message without counting or asking the upstream; the key with another body is 422', async ({
     gateway: { up, s },
