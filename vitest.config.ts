@@ -47,6 +47,7 @@ const DIALECT_NEUTRAL = [
   'test/v1/agent-clients.test.ts',
   'test/v1/responses-openai-sdk.test.ts',
   'test/v1/responses-agents.test.ts',
+  'test/v1/messages/anthropic-clients.test.ts',
   'test/ops/openapi-truth.test.ts',
 ];
 

@@ -34,6 +34,7 @@ import { rootRoute } from './routes/ops/root-route.js';
 import { completeResponses } from './routes/responses.js';
 import { errorBodySchema } from './routes/schemas.js';
 import { RESPONSES_ROUTE } from './routes/v1/responses/responses-routes.js';
+import { MESSAGES_ROUTE } from './routes/v1/messages/messages-routes.js';
 import { COMPLETIONS_ROUTE, v1Routes } from './routes/v1/v1-routes.js';
 import type { AppDeps } from './services.js';
 import { startSessionSweeper } from './sessions/session-sweeper.js';
@@ -166,6 +167,7 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
       route.startsWith('/api/chat') ||
       route === COMPLETIONS_ROUTE ||
       route === RESPONSES_ROUTE ||
+      route === MESSAGES_ROUTE ||
       (route === MCP_ROUTE && request.chatOutcome)
     )
       metrics.requests.turn(route, outcome ?? 'unknown');
@@ -272,7 +274,8 @@ function openApiOptions(config: Config) {
         description:
           'Key-protected chat API: POST a message, get a reply (as JSON or as a stream of events). ' +
           'German at /api/chat, English at /api/chat-en. OpenAI-compatible at /v1 ' +
-          '(POST /v1/chat/completions, GET /v1/models) for OpenAI clients and SDKs.',
+          '(POST /v1/chat/completions, GET /v1/models) for OpenAI clients and SDKs; ' +
+          "Anthropic's Messages API at POST /v1/messages for Claude Code and the Anthropic SDKs.",
       },
       components: {
         securitySchemes: {

@@ -16,11 +16,17 @@ export interface AuthenticatedKey extends KeyAuthRecord {
 
 const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="plauder"' } as const;
 
+/** Where a door finds the key: `Authorization: Bearer <key>` unless it says otherwise. */
+export type AuthorizationOf = (request: FastifyRequest) => string | undefined;
+
+const bearerHeader: AuthorizationOf = (request) => request.headers.authorization;
+
 export async function authenticate(
   services: Services,
   request: FastifyRequest,
+  authorizationOf: AuthorizationOf = bearerHeader,
 ): Promise<AuthenticatedKey> {
-  const key = await services.keys.authenticate(request.headers.authorization);
+  const key = await services.keys.authenticate(authorizationOf(request));
   if (!key) throw new ApiError('invalid_api_key', WWW_AUTHENTICATE);
   request.keyId = key.id;
   const plan = services.config.plans.get(key.plan);
@@ -41,11 +47,14 @@ export async function authenticate(
  * its body or Content-Type): `hook` authenticates in `onRequest`, `keyOf` gives the handler
  * the key it found.
  */
-export function authenticateBeforeBody(services: Services) {
+export function authenticateBeforeBody(
+  services: Services,
+  authorizationOf: AuthorizationOf = bearerHeader,
+) {
   const keys = new WeakMap<FastifyRequest, AuthenticatedKey>();
   return {
     hook: async (request: FastifyRequest): Promise<void> => {
-      keys.set(request, await authenticate(services, request));
+      keys.set(request, await authenticate(services, request, authorizationOf));
     },
     keyOf: (request: FastifyRequest): AuthenticatedKey => {
       const key = keys.get(request);

@@ -39,7 +39,8 @@ export interface EventStream {
   send(data: string, name?: string): void;
   /**
    * An event that opens the stream and may wait for the first `send` (at most
-   * `OPENING_HOLD_MS`), e.g. `/v1`'s role chunk: it then leaves in the same packet.
+   * `OPENING_HOLD_MS`), e.g. `/v1`'s role chunk: it then leaves in the same packet. Named
+   * like `send` when `name` is given (Anthropic's `message_start`).
    */
   open(data: string, name?: string): void;
   /** Ends the answer; nothing is written after it. */

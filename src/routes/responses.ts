@@ -72,6 +72,8 @@ export interface ErrorShape<Code extends string> {
   readonly example: (code: Code) => object;
   /** Said after the codes in each description. */
   readonly note?: string;
+  /** Where the codes of a status show in the body; default `error.code`. */
+  readonly codesSchema?: (codes: readonly Code[]) => object;
 }
 
 const REQUEST_ID_EXAMPLE = '3b183877-208d-48a7-a2e1-7d1ef62b23b5';
@@ -108,13 +110,18 @@ export function errorResponsesIn<Code extends string>(
   for (const [status, list] of byStatus) {
     const named = list.map((code) => `\`${code}\``).join(', ');
     const headers = [...list.flatMap((code) => CODE_HEADERS[code] ?? []), ...(extra[status] ?? [])];
-    const code = { type: 'object', properties: { code: { type: 'string', enum: list } } };
+    const codes = shape.codesSchema?.(list) ?? {
+      type: 'object',
+      properties: {
+        error: { type: 'object', properties: { code: { type: 'string', enum: list } } },
+      },
+    };
     responses[status] = {
       description: `${STATUS_CODES[status]}: ${named}${shape.note ?? ''}`,
       headers: headersOf(headers),
       content: {
         'application/json': {
-          schema: { allOf: [{ $ref: shape.ref }, { type: 'object', properties: { error: code } }] },
+          schema: { allOf: [{ $ref: shape.ref }, codes] },
           examples: Object.fromEntries(
             list.map((name) => [name, { summary: name, value: shape.example(name) }]),
           ),

@@ -21,6 +21,7 @@ import {
   type OpenAiErrorCode,
   openAiStatus,
 } from '../../src/routes/v1/completion-answer.js';
+import { anthropicStatus } from '../../src/routes/v1/messages/messages-answer.js';
 import {
   ITEM_NOT_FOUND,
   PREVIOUS_NOT_FOUND,
@@ -98,6 +99,11 @@ function refersTo(schema: Json | undefined, name: string): boolean {
 
 /** The status an error code answers with, in the error shape the schema documents. */
 function statusOfCode(schema: Json, code: string): number | undefined {
+  if (refersTo(schema, 'AnthropicError')) {
+    return [...ERROR_CODES, MODEL_NOT_FOUND].includes(code as OpenAiErrorCode)
+      ? anthropicStatus(code as OpenAiErrorCode).status
+      : undefined;
+  }
   if (refersTo(schema, 'OpenAiError')) {
     if (code === PREVIOUS_NOT_FOUND || code === ITEM_NOT_FOUND) return 404;
     return [...ERROR_CODES, MODEL_NOT_FOUND].includes(code as OpenAiErrorCode)
@@ -197,7 +203,9 @@ describe('the OpenAPI document', () => {
       const validate = compile(json.schema);
       for (const value of values) {
         expect(validate(value), `${where}: ${JSON.stringify(validate.errors)}`).toBe(true);
-        const code = (value as Json).error?.code as string | number | undefined;
+        // plauder's code: `error.code`, or in Anthropic's shape `error.details.error_code`.
+        const error = (value as Json).error;
+        const code = (error?.code ?? error?.details?.error_code) as string | number | undefined;
         if (typeof code === 'string') {
           expect(statusOfCode(json.schema, code), `${where}: ${code}`).toBe(status);
         }
@@ -338,6 +346,17 @@ async function drivers(): Promise<Record<string, Driver>> {
     input,
     ...extra,
   });
+  const messages = `${server.url}/v1/messages`;
+  const anthropicKey = (apiKey: string) => ({
+    'x-api-key': apiKey,
+    'anthropic-version': '2023-06-01',
+  });
+  const message = (content = 'Hallo', extra: Json = {}) => ({
+    model: 'plauder-de',
+    max_tokens: 100,
+    messages: [{ role: 'user', content }],
+    ...extra,
+  });
   const table: Record<string, Record<string, Driver>> = {
     'post /api/chat': chat('/api/chat'),
     'post /api/chat-en': chat('/api/chat-en'),
@@ -439,6 +458,65 @@ async function drivers(): Promise<Record<string, Driver>> {
       },
       401: () => http(`${responses}/resp_unknown`, { method: 'DELETE' }),
       404: () => http(`${responses}/resp_unknown`, { key, method: 'DELETE' }),
+    },
+    'post /v1/messages': {
+      200: () => http(messages, { headers: anthropicKey(key), body: message() }),
+      '200 text/event-stream': () =>
+        http(messages, { headers: anthropicKey(key), body: message('Hallo', { stream: true }) }),
+      400: () =>
+        http(messages, { headers: anthropicKey(key), body: message('Hallo', { top_k: 5 }) }),
+      401: () => http(messages, { body: message() }),
+      403: () => http(messages, { headers: anthropicKey(inactiveKey), body: message() }),
+      404: () =>
+        http(messages, { headers: anthropicKey(key), body: message('Hallo', { model: 'claude' }) }),
+      409: () =>
+        whileInFlight(() =>
+          http(messages, {
+            headers: { ...anthropicKey(key), 'idempotency-key': 'slow-messages' },
+            body: message('slow'),
+          }),
+        ),
+      413: () =>
+        http(messages, {
+          // Past PLAUDER_COMPLETION_BODY_LIMIT (4 MiB), the limit of this route too.
+          headers: { ...anthropicKey(key), 'content-type': 'application/json' },
+          raw: JSON.stringify(message('a'.repeat(4_200_000))),
+        }),
+      422: async () => {
+        const headers = { ...anthropicKey(key), 'idempotency-key': 'reuse-messages' };
+        await http(messages, { headers, body: message('eins') });
+        return http(messages, { headers, body: message('zwei') });
+      },
+      429: async () => {
+        await http(messages, { headers: anthropicKey(tinyKey), body: message('eins') });
+        return http(messages, { headers: anthropicKey(tinyKey), body: message('zwei') });
+      },
+      500: () =>
+        http(`${broken.url}/v1/messages`, { headers: anthropicKey(brokenKey), body: message() }),
+    },
+    'post /v1/messages/count_tokens': {
+      200: () => http(`${messages}/count_tokens`, { headers: anthropicKey(key), body: message() }),
+      400: () =>
+        http(`${messages}/count_tokens`, {
+          headers: anthropicKey(key),
+          body: message('Hallo', { messages: [] }),
+        }),
+      401: () => http(`${messages}/count_tokens`, { body: message() }),
+      404: () =>
+        http(`${messages}/count_tokens`, {
+          headers: anthropicKey(key),
+          body: message('Hallo', { model: 'claude' }),
+        }),
+      413: () =>
+        http(`${messages}/count_tokens`, {
+          headers: { ...anthropicKey(key), 'content-type': 'application/json' },
+          raw: JSON.stringify(message('a'.repeat(4_200_000))),
+        }),
+      500: () =>
+        http(`${broken.url}/v1/messages/count_tokens`, {
+          headers: anthropicKey(brokenKey),
+          body: message(),
+        }),
     },
     'post /mcp': {
       200: () =>

@@ -36,6 +36,8 @@ import {
 } from './completion-answer.js';
 import { type CompletionRequest, MODELS, parseCompletionRequest } from './completion-request.js';
 import { responsesRoutes } from './responses/responses-routes.js';
+import { anthropicModels, messagesRoutes, speaksAnthropic } from './messages/messages-routes.js';
+import { anthropicModelListSchema, anthropicModelSchema } from './messages/messages-schemas.js';
 import {
   completionAnswerSchema,
   completionHeaders,
@@ -79,19 +81,27 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
     done(null, payload);
   });
   app.setNotFoundHandler((request, reply) => sendError(request, reply, 'not_found'));
+  // Anthropic's Messages door, with its own error shape (docs/contract.md, "Anthropic's
+  // Messages door").
+  await app.register(messagesRoutes, { ...deps, prefix: '/messages' });
 
   app.get(
     '/models',
     {
       schema: {
         summary: 'The models: plauder-de and plauder-en (the language of the reply)',
-        tags: ['openai'],
+        description: "With `anthropic-version` in Anthropic's shapes (its errors too).",
+        tags: ['openai', 'anthropic'],
         security: bearerSecurity,
         // A GET has no body to refuse and no model to miss: only the key can fail.
-        response: { 200: modelListSchema, ...openAiErrorResponses(['invalid_api_key']) },
+        response: {
+          200: { anyOf: [modelListSchema, anthropicModelListSchema] },
+          ...openAiErrorResponses(['invalid_api_key']),
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      if (speaksAnthropic(request)) return anthropicModels(deps.services, request, reply);
       await authenticate(deps.services, request);
       return { object: 'list', data: Object.keys(MODELS).map(modelObject) };
     },
@@ -102,18 +112,20 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
     {
       schema: {
         summary: 'One model',
-        tags: ['openai'],
+        description: "With `anthropic-version` in Anthropic's shapes (its errors too).",
+        tags: ['openai', 'anthropic'],
         security: bearerSecurity,
         params: { type: 'object', properties: { model: { type: 'string' } } },
         response: {
-          200: modelSchema,
+          200: { anyOf: [modelSchema, anthropicModelSchema] },
           ...openAiErrorResponses(['invalid_api_key', MODEL_NOT_FOUND]),
         },
       },
     },
     async (request, reply) => {
-      await authenticate(deps.services, request);
       const { model } = request.params;
+      if (speaksAnthropic(request)) return anthropicModels(deps.services, request, reply, model);
+      await authenticate(deps.services, request);
       if (MODELS[model] !== undefined) return modelObject(model);
       // The path is not echoed: a key pasted into the wrong place would land in the answer.
       const message = `No such model. Use one of: ${Object.keys(MODELS).join(', ')}.`;
