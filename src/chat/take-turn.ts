@@ -349,7 +349,7 @@ export function createTakeTurn(
     // though nothing is stored or kept (docs/contract.md, "The client goes away").
     const gone = async (): Promise<TurnDecision> => {
       if (delivery?.delivered) return { kind: 'client_closed_after_delivery' };
-      await reservation.refund({ keepMinute: true });
+      await reservation.refund({ hangUp: true });
       return { kind: 'client_closed' };
     };
     if (!result.ok) {
@@ -390,7 +390,7 @@ export function createTakeTurn(
       handover.pending(
         handover.ready.then(async (delivered) => {
           if (delivered) return record().catch(() => {});
-          await reservation.refund({ keepMinute: true });
+          await reservation.refund({ hangUp: true });
           await claim?.release();
         }),
       );

@@ -78,8 +78,11 @@ interface ClaimedUnit {
   adopt(): CountedUnit | undefined;
   /** The write that records `unit` with the claim, committed with its reservation. */
   holding(unit: CountedUnit): Writes;
-  /** Gives the claim up and its unit back, together. Never throws. */
-  refund(): Promise<void>;
+  /**
+   * Gives the claim up and its unit back, together (`hangUp`: as a hang-up's, see
+   * QuotaService's `Reservation.refund`). Never throws.
+   */
+  refund(options?: { readonly hangUp?: boolean }): Promise<void>;
 }
 
 export interface Claim {
@@ -154,9 +157,9 @@ export function createIdempotencyService(
     const close = () => clearInterval(renewal);
     let unadopted = inherited;
     // A claim that cannot be given up runs out with its lease; the sweep refunds its unit.
-    const refund = () => {
+    const refund = (how?: { readonly hangUp?: boolean }) => {
       close();
-      return repository.refund(ref, refundUnit).catch(() => {});
+      return repository.refund(ref, refundUnit, how?.hangUp === true).catch(() => {});
     };
     return {
       keep: (outcome) => repository.completion(ref, seal(outcome), keepUntil),

@@ -4,9 +4,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.js';
+import * as hangUps from './002-hang-ups.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
+  '002-hang-ups': hangUps,
 };
 
 export const migrationProvider: MigrationProvider = {

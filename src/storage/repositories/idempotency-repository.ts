@@ -28,8 +28,11 @@ interface IdempotencyClaim {
   readonly now: number;
 }
 
-/** The writes that give a claim's unit back to the counters (the usage repository's). */
-export type RefundUnit = (keyId: string, unit: CountedUnit) => Writes;
+/**
+ * The writes that give a claim's unit back to the counters (the usage repository's);
+ * `hangUp`: its client left before delivery (see UsageRepository.hangUp).
+ */
+export type RefundUnit = (keyId: string, unit: CountedUnit, hangUp: boolean) => Writes;
 
 export interface IdempotencyRepository {
   /**
@@ -52,7 +55,7 @@ export interface IdempotencyRepository {
    * Gives up a claim and refunds the unit it holds, in one transaction; nothing when the
    * claim is no longer this request's (another took it over, with the unit).
    */
-  refund(ref: ClaimRef, refundUnit: RefundUnit): Promise<void>;
+  refund(ref: ClaimRef, refundUnit: RefundUnit, hangUp?: boolean): Promise<void>;
   /** The write that turns a claim into a kept outcome, to commit with other writes. */
   completion(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): Writes;
   /** Keeps an outcome on its own (no other write goes with it). */
@@ -204,10 +207,11 @@ export function createIdempotencyRepository(
     ref: ClaimRef,
     before: number,
     refundUnit: RefundUnit,
+    hangUp = false,
   ): Promise<readonly UnitColumns[]> =>
     runAtomically(on, giveUpQuery.bind(Object.assign({ before }, ref)), (rows) => {
       const unit = unitOf(rows[0]);
-      return unit === undefined ? [] : UnitOfWork.gather(refundUnit(ref.keyId, unit));
+      return unit === undefined ? [] : UnitOfWork.gather(refundUnit(ref.keyId, unit, hangUp));
     });
 
   async function find(ref: Ref): Promise<IdempotencyRecord | undefined> {
@@ -256,8 +260,8 @@ export function createIdempotencyRepository(
       });
     },
 
-    async refund(ref, refundUnit) {
-      await giveUp(ref, Number.MAX_SAFE_INTEGER, refundUnit);
+    async refund(ref, refundUnit, hangUp) {
+      await giveUp(ref, Number.MAX_SAFE_INTEGER, refundUnit, hangUp);
     },
 
     completion(ref, outcome, keepUntil) {
