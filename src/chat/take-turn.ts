@@ -32,11 +32,12 @@ import type {
 import type { SoftErrorCode } from '../errors/error-codes.js';
 import type { ProblemDetail } from '../errors/problem-detail.js';
 import { parseIdempotencyKey } from '../idempotency/idempotency-key.js';
-import type {
-  Claim,
-  EarlierRequest,
-  KeptOutcome,
-  RequestFingerprint,
+import {
+  type Claim,
+  claimTakenOver,
+  type EarlierRequest,
+  type KeptOutcome,
+  type RequestFingerprint,
 } from '../idempotency/idempotency-service.js';
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
@@ -380,7 +381,8 @@ export function createTakeTurn(
       const kept = claim?.keep(outcome());
       const turn = storedTurn(request, reply, language, finish);
       const stored = session ? await session.record(turn, clock(), kept) : false;
-      if (!stored) await claim?.keepNow(outcome());
+      // False: another attempt took the claim over (see below).
+      return stored || ((await claim?.keepNow(outcome())) ?? true);
     };
     const decision = new ReplyDecision(reply, reservation.state, stamp, usage, finish);
     const { handover } = input;
@@ -396,9 +398,14 @@ export function createTakeTurn(
       );
       return decision;
     }
+    // An attempt whose claim was taken over (its lease ran out) is fenced: nothing of it was
+    // stored or kept, and its unit is the other attempt's now (docs/contract.md, "The
+    // client goes away").
+    const fenced: TurnDecision = { kind: 'idempotency_key_in_flight' };
     try {
-      await record();
+      if (!(await record())) return fenced;
     } catch (cause) {
+      if (claimTakenOver(cause)) return fenced;
       return failed({ kind: 'failed', code: 'internal_error', cause });
     }
     return decision;

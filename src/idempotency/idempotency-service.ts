@@ -28,6 +28,7 @@ import type {
   RefundUnit,
 } from '../storage/repositories/idempotency-repository.js';
 import type { CountedUnit } from '../storage/repositories/usage-repository.js';
+import { GuardFailed } from '../storage/prepared-query.js';
 import type { Writes } from '../storage/unit-of-work.js';
 
 /** What a repeat gets back: enough to render the first answer again, byte for byte. */
@@ -86,10 +87,14 @@ interface ClaimedUnit {
 }
 
 export interface Claim {
-  /** The write that keeps `outcome`, to commit together with the turn it answers. */
+  /**
+   * The write that keeps `outcome`, to commit together with the turn it answers; when the
+   * claim was taken over meanwhile, nothing of that transaction commits and it rejects with
+   * an error `claimTakenOver` recognises (docs/contract.md, "The client goes away": fencing).
+   */
   keep(outcome: KeptOutcome): Writes;
-  /** Keeps `outcome` on its own. */
-  keepNow(outcome: KeptOutcome): Promise<void>;
+  /** Keeps `outcome` on its own; false when the claim was taken over meanwhile. */
+  keepNow(outcome: KeptOutcome): Promise<boolean>;
   /**
    * The outcome is not kept: the next request with this key runs afresh. A unit reserved
    * for it stays as its reservation left it; an inherited unit no reservation adopted is
@@ -232,6 +237,14 @@ export function createIdempotencyService(
     },
     sweep: (nowMs) => repository.sweep(nowMs, refundUnit),
   };
+}
+
+/**
+ * True when `cause` is the failure of a write that went with `Claim.keep` because another
+ * request had taken the claim over (its lease had run out): nothing of it was stored.
+ */
+export function claimTakenOver(cause: unknown): boolean {
+  return cause instanceof GuardFailed;
 }
 
 function isKeptOutcome(value: unknown): value is KeptOutcome {

@@ -56,10 +56,14 @@ export interface IdempotencyRepository {
    * claim is no longer this request's (another took it over, with the unit).
    */
   refund(ref: ClaimRef, refundUnit: RefundUnit, hangUp?: boolean): Promise<void>;
-  /** The write that turns a claim into a kept outcome, to commit with other writes. */
+  /**
+   * The write that turns a claim into a kept outcome, to commit with other writes: a guard
+   * (see `UnitOfWork.require`), so that the writes it goes with roll back, and their
+   * transaction rejects with `GuardFailed`, when the claim is no longer this request's.
+   */
   completion(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): Writes;
-  /** Keeps an outcome on its own (no other write goes with it). */
-  complete(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): Promise<void>;
+  /** Keeps an outcome on its own; false when the claim is no longer this request's. */
+  complete(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): Promise<boolean>;
   /** Gives up a claim whose request failed: the next request with the key runs afresh. */
   release(ref: ClaimRef): Promise<void>;
   /**
@@ -157,7 +161,8 @@ export function createIdempotencyRepository(
       .set({ outcome: p<StoredSealed>('outcome'), expires_at: p<number>('keepUntil') })
       .where('key_id', '=', p<string>('keyId'))
       .where('key_hash', '=', p<string>('keyHash'))
-      .where('claim', '=', p<string>('claim')),
+      .where('claim', '=', p<string>('claim'))
+      .where('outcome', 'is', null),
   );
   const releaseQuery = prepareQuery<Ref & { claim: string }, unknown>((p) =>
     db
@@ -266,11 +271,12 @@ export function createIdempotencyRepository(
 
     completion(ref, outcome, keepUntil) {
       const complete = completeQuery.bind(completeParams(ref, outcome, keepUntil));
-      return (work) => UnitOfWork.add(work, complete);
+      return (work) => UnitOfWork.require(work, complete);
     },
 
     async complete(ref, outcome, keepUntil) {
-      await completeQuery(on, completeParams(ref, outcome, keepUntil));
+      const result = await completeQuery(on, completeParams(ref, outcome, keepUntil));
+      return Number(result.numAffectedRows ?? 0) > 0;
     },
 
     async release(ref) {
