@@ -21,6 +21,7 @@ import type { CoreFinish, Language, TokenUsage } from '../core/core-adapter.js';
 import type { SoftErrorCode } from '../errors/error-codes.js';
 import type { ProblemDetail } from '../errors/problem-detail.js';
 import type { TurnSealer } from '../sessions/turn-sealer.js';
+import { GuardFailed } from '../storage/prepared-query.js';
 import type {
   ClaimRef,
   IdempotencyRecord,
@@ -28,7 +29,6 @@ import type {
   RefundUnit,
 } from '../storage/repositories/idempotency-repository.js';
 import type { CountedUnit } from '../storage/repositories/usage-repository.js';
-import { GuardFailed } from '../storage/prepared-query.js';
 import type { Writes } from '../storage/unit-of-work.js';
 
 /** What a repeat gets back: enough to render the first answer again, byte for byte. */

@@ -329,12 +329,7 @@ export function createUsageRepository(
   type HangUpParams = KeyMonth & KeyDay & { minute: number; free: number };
   /** The minute's hang-ups before this one, on the row (a new minute starts at 0). */
   const hangupsBefore = (eb: ExpressionBuilder<Database, 'usage'>, p: Param) =>
-    eb
-      .case()
-      .when('hangup_minute', '=', p<number>('minute'))
-      .then(eb.ref('hangups'))
-      .else(0)
-      .end();
+    eb.case().when('hangup_minute', '=', p<number>('minute')).then(eb.ref('hangups')).else(0).end();
   const monthHangUp = (p: Param) =>
     db
       .updateTable('usage')
