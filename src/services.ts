@@ -76,6 +76,7 @@ export function createServices(
     sessions: createSessionService(createSessionsRepository(store.db, store.features), sealer, {
       window: config.sessionWindow,
       ttlMs: config.sessionTtlMs,
+      maxBytes: config.sessionMaxBytes,
     }),
     idempotency: createIdempotencyService(
       createIdempotencyRepository(store.db, store.features),

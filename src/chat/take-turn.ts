@@ -41,7 +41,7 @@ import {
 } from '../idempotency/idempotency-service.js';
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
-import type { OpenSession } from '../sessions/session-service.js';
+import type { OpenSession, Recorded } from '../sessions/session-service.js';
 import type { CancelSignal } from '../util/cancellation.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
@@ -150,6 +150,8 @@ export type TurnDecision =
       readonly usage: TokenUsage;
       /** How the answer ended when it was more than text (tool calls, a length stop). */
       readonly finish: CoreFinish | undefined;
+      /** True when the turn was too large for its session's byte bound: not stored. */
+      readonly sessionTruncated?: boolean;
     } & TurnStamp &
       Replayed)
   | ({
@@ -369,7 +371,7 @@ export function createTakeTurn(
       if (estimated === undefined) estimated = estimateUsage(coreRequest, reply);
       return estimated;
     };
-    const record = async () => {
+    const record = async (): Promise<Recorded | 'fenced'> => {
       const outcome = (): KeptOutcome => ({
         kind: 'reply',
         reply,
@@ -380,9 +382,10 @@ export function createTakeTurn(
       });
       const kept = claim?.keep(outcome());
       const turn = storedTurn(request, reply, language, finish);
-      const stored = session ? await session.record(turn, clock(), kept) : false;
-      // False: another attempt took the claim over (see below).
-      return stored || ((await claim?.keepNow(outcome())) ?? true);
+      const stored = session ? await session.record(turn, clock(), kept) : 'off';
+      if (stored === 'stored') return stored;
+      // Kept on its own; false when another attempt took the claim over (see below).
+      return (await claim?.keepNow(outcome())) === false ? 'fenced' : stored;
     };
     const decision = new ReplyDecision(reply, reservation.state, stamp, usage, finish);
     const { handover } = input;
@@ -403,7 +406,10 @@ export function createTakeTurn(
     // client goes away").
     const fenced: TurnDecision = { kind: 'idempotency_key_in_flight' };
     try {
-      if (!(await record())) return fenced;
+      const recorded = await record();
+      if (recorded === 'fenced') return fenced;
+      // Too large for the session's byte bound: answered, not stored (docs/sessions.md).
+      decision.sessionTruncated = recorded === 'too_large';
     } catch (cause) {
       if (claimTakenOver(cause)) return fenced;
       return failed({ kind: 'failed', code: 'internal_error', cause });
@@ -489,6 +495,7 @@ export function createTakeTurn(
 class ReplyDecision {
   readonly kind = 'reply';
   readonly replayed = false;
+  sessionTruncated = false;
   readonly turnId: string;
   readonly createdAt: number;
 

@@ -215,6 +215,8 @@ function render(
       if (parsed.stream) return replayStream(decision, reply, events, times);
       reply.headers(rateLimitHeaders(decision.quota));
       if (decision.replayed) reply.header('idempotent-replayed', 'true');
+      // The turn was not stored: larger than the session's byte bound (docs/sessions.md).
+      if (decision.sessionTruncated) reply.header('x-session-truncated', 'true');
       return chatCompletion(
         decision,
         parsed.model,
