@@ -62,7 +62,7 @@ export type Reservation =
       readonly state: QuotaState;
     };
 
-export interface RefundOptions {
+interface RefundOptions {
   readonly hangUp?: boolean;
 }
 
