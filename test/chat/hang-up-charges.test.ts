@@ -129,4 +129,40 @@ describe('a hang-up before delivery', () => {
     });
     expect(((await usage.json()) as { used: number }).used).toBe(2);
   });
+
+  test('is bounded exactly under concurrency: 12 hang-ups at once, half with an Idempotency-Key, leave 2 used', async ({
+    upstream,
+    serve,
+  }) => {
+    await upstream.script(...Array.from({ length: 12 }, () => ({ hang: true })));
+    const server = await serve({ env: openAiEnv(upstream), clock: () => NOON });
+    const { id, key } = await server.createKey();
+
+    const requests = Array.from({ length: 12 }, (_, i) => {
+      const controller = new AbortController();
+      const headers: Record<string, string> =
+        i % 2 === 0 ? { 'idempotency-key': `together-${i}` } : {};
+      const answer = fetch(`${server.url}/api/chat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ message: `Erzähl mir etwas Langes ${i}` }),
+        signal: controller.signal,
+      });
+      return { controller, answer };
+    });
+    await until(
+      async () => ((await upstream.received()).requests.length === 12 ? true : undefined),
+      'the upstream to receive every request',
+    );
+    for (const { controller } of requests) controller.abort();
+    for (const { answer } of requests) await expect(answer).rejects.toThrow();
+    await until(
+      async () => ((await hangUpsCounted(server, id)) === 12 ? true : undefined),
+      'every hang-up to be counted',
+    );
+    const month = server.services.quota.monthOf(NOON).month;
+    expect(await server.services.usage.used(id, month)).toBe(2);
+    const days = await server.services.quota.daysOfMonth(id, NOON);
+    expect(days.reduce((sum, day) => sum + day.used, 0)).toBe(2);
+  });
 });
