@@ -86,6 +86,8 @@ type WindowEntry =
 interface Window {
   readonly entries: readonly WindowEntry[];
   readonly encoded?: readonly Buffer[];
+  /** Without `encoded`: the JSON bytes of the stored window the entries were read from. */
+  readonly bytes?: number;
 }
 
 /** A session as a turn read it. */
@@ -174,7 +176,8 @@ export function createSessionService(
     if (!isWindow(value)) return NO_WINDOW;
     const entries = value.slice(-options.window);
     // Its JSON is shorter than its sealed value: within the bound, so is every part of it.
-    if (storedBytes(row.sealedWindow) <= options.maxBytes) return { entries };
+    const bytes = storedBytes(row.sealedWindow);
+    if (bytes <= options.maxBytes) return { entries, bytes };
     return withinBytes(entries, entries.map(encode), options.maxBytes);
   }
 
@@ -187,8 +190,8 @@ export function createSessionService(
     if (row === undefined)
       return { hash, turnCount: 0, createdAt: 0, lastActiveAt: 0, entries: [] };
     const { turnCount, createdAt, lastActiveAt } = row;
-    const { entries, encoded } = windowOf(keyId, hash, row, nowMs);
-    return { hash, turnCount, createdAt, lastActiveAt, entries, encoded };
+    const { entries, encoded, bytes } = windowOf(keyId, hash, row, nowMs);
+    return { hash, turnCount, createdAt, lastActiveAt, entries, encoded, bytes };
   }
 
   async function append(

@@ -27,6 +27,8 @@ export interface CachedWindow {
   readonly entries: readonly (readonly unknown[])[];
   /** Each turn's JSON bytes, when the window keeps them for its next seal. */
   readonly encoded?: readonly Uint8Array[];
+  /** Else, when known, the JSON bytes of the whole window (its stored size, an upper bound). */
+  readonly bytes?: number;
 }
 
 export interface WindowCache<S extends CachedWindow> {
@@ -78,6 +80,7 @@ export function createWindowCache<S extends CachedWindow>(budget: number): Windo
       for (const bytes of state.encoded) size += 2 * bytes.length;
       return size;
     }
+    if (state.bytes !== undefined) return state.bytes;
     for (const entry of state.entries) size += Buffer.byteLength(JSON.stringify(entry));
     return size;
   };
