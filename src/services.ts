@@ -74,10 +74,13 @@ export function createServices(
       outbox,
       createKeyCache({ ...DEFAULT_KEY_CACHE, changes: store.features.changesElsewhere, monotonic }),
     ),
-    quota: createQuotaService(usage, createMonthWindows(config.quotaTimeZone), outbox),
+    quota: createQuotaService(usage, createMonthWindows(config.quotaTimeZone), outbox, {
+      freeHangups: config.freeHangups,
+    }),
     sessions: createSessionService(createSessionsRepository(store.db, store.features), sealer, {
       window: config.sessionWindow,
       ttlMs: config.sessionTtlMs,
+      maxBytes: config.sessionMaxBytes,
     }),
     responses: createResponseStore(createResponsesRepository(store.db, store.features), sealer, {
       ttlMs: config.sessionTtlMs,
@@ -89,7 +92,10 @@ export function createServices(
         ttlMs: config.idempotencyTtlMs,
         leaseMs: config.idempotencyLeaseMs,
         clock,
-        refundUnit: usage.refundWrites,
+        refundUnit: (keyId, unit, hangUp) =>
+          hangUp
+            ? usage.hangUpWrites(keyId, unit, config.freeHangups)
+            : usage.refundWrites(keyId, unit),
       },
     ),
   };

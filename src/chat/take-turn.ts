@@ -32,15 +32,16 @@ import type {
 import type { SoftErrorCode } from '../errors/error-codes.js';
 import type { ProblemDetail } from '../errors/problem-detail.js';
 import { parseIdempotencyKey } from '../idempotency/idempotency-key.js';
-import type {
-  Claim,
-  EarlierRequest,
-  KeptOutcome,
-  RequestFingerprint,
+import {
+  type Claim,
+  claimTakenOver,
+  type EarlierRequest,
+  type KeptOutcome,
+  type RequestFingerprint,
 } from '../idempotency/idempotency-service.js';
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
-import type { OpenSession } from '../sessions/session-service.js';
+import type { OpenSession, Recorded } from '../sessions/session-service.js';
 import type { Writes } from '../storage/unit-of-work.js';
 import type { CancelSignal } from '../util/cancellation.js';
 import { CoreSlots, KeyPlaces, type Place, type Waited } from './fair-share.js';
@@ -168,6 +169,8 @@ export type TurnDecision =
       readonly usage: TokenUsage;
       /** How the answer ended when it was more than text (tool calls, a length stop). */
       readonly finish: CoreFinish | undefined;
+      /** True when the turn was too large for its session's byte bound: not stored. */
+      readonly sessionTruncated?: boolean;
     } & TurnStamp &
       Replayed)
   | ({
@@ -467,7 +470,7 @@ export function createTakeTurn(
     // though nothing is stored or kept (docs/contract.md, "The client goes away").
     const gone = async (): Promise<TurnDecision> => {
       if (delivery?.delivered) return { kind: 'client_closed_after_delivery' };
-      await reservation.refund({ keepMinute: true });
+      await reservation.refund({ hangUp: true });
       return { kind: 'client_closed' };
     };
     if (!result.ok) {
@@ -486,7 +489,7 @@ export function createTakeTurn(
       if (estimated === undefined) estimated = estimateUsage(coreRequest, reply);
       return estimated;
     };
-    const record = async () => {
+    const record = async (): Promise<Recorded | 'fenced'> => {
       const outcome = (): KeptOutcome => ({
         kind: 'reply',
         reply,
@@ -496,10 +499,11 @@ export function createTakeTurn(
         ...stamp,
       });
       const kept = together(claim?.keep(outcome()), input.keepWith?.(decision));
-      const stored = session
-        ? await session.record(storedTurn(request, reply, language, finish), clock(), kept)
-        : false;
-      if (!stored) await claim?.keepNow(outcome());
+      const turn = storedTurn(request, reply, language, finish);
+      const stored = session ? await session.record(turn, clock(), kept) : 'off';
+      if (stored === 'stored') return stored;
+      // Kept on its own; false when another attempt took the claim over (see below).
+      return (await claim?.keepNow(outcome())) === false ? 'fenced' : stored;
     };
     const decision = new ReplyDecision(reply, reservation.state, stamp, usage, finish);
     const { handover } = input;
@@ -509,15 +513,23 @@ export function createTakeTurn(
       handover.pending(
         handover.ready.then(async (delivered) => {
           if (delivered) return record().catch(() => {});
-          await reservation.refund({ keepMinute: true });
+          await reservation.refund({ hangUp: true });
           await claim?.release();
         }),
       );
       return decision;
     }
+    // An attempt whose claim was taken over (its lease ran out) is fenced: nothing of it was
+    // stored or kept, and its unit is the other attempt's now (docs/contract.md, "The
+    // client goes away").
+    const fenced: TurnDecision = { kind: 'idempotency_key_in_flight' };
     try {
-      await record();
+      const recorded = await record();
+      if (recorded === 'fenced') return fenced;
+      // Too large for the session's byte bound: answered, not stored (docs/sessions.md).
+      decision.sessionTruncated = recorded === 'too_large';
     } catch (cause) {
+      if (claimTakenOver(cause)) return fenced;
       return failed({ kind: 'failed', code: 'internal_error', cause });
     }
     // An answer written as one body reached the client only once it was written whole: a
@@ -525,7 +537,7 @@ export function createTakeTurn(
     // its outcome stay: a retry with its Idempotency-Key is answered from them).
     if (!input.stream && input.handedOver) {
       void input.handedOver.then((whole) => {
-        if (!whole) void reservation.refund({ keepMinute: true }).catch(() => {});
+        if (!whole) void reservation.refund({ hangUp: true }).catch(() => {});
       });
     }
     return decision;
@@ -609,6 +621,7 @@ export function createTakeTurn(
 class ReplyDecision {
   readonly kind = 'reply';
   readonly replayed = false;
+  sessionTruncated = false;
   readonly turnId: string;
   readonly createdAt: number;
 

@@ -56,6 +56,16 @@ export interface Config {
   /** How many earlier turns the core receives (and the store keeps) per session. */
   readonly sessionWindow: number;
   readonly sessionSweepIntervalMs: number;
+  /**
+   * The most bytes a session's stored window holds, every part of its turns counted (text,
+   * tool calls and results, images): the oldest turns leave first, a larger turn is not stored.
+   */
+  readonly sessionMaxBytes: number;
+  /**
+   * Hang-ups before delivery per key and clock minute that are refunded to the month; the
+   * ones beyond count as delivered (docs/quota-and-limits.md, "Hang-ups").
+   */
+  readonly freeHangups: number;
   /** How long the outcome of a request with an Idempotency-Key is replayed. */
   readonly idempotencyTtlMs: number;
   /**
@@ -133,6 +143,8 @@ const SETTINGS = {
   ),
   sessionWindow: setting('PLAUDER_SESSION_WINDOW', integer(0, 1000), '20'),
   sessionSweepIntervalMs: setting('PLAUDER_SESSION_SWEEP_INTERVAL', duration(), '1h'),
+  sessionMaxBytes: setting('PLAUDER_SESSION_MAX_BYTES', integer(1024, 1_073_741_824), '1048576'),
+  freeHangups: setting('PLAUDER_FREE_HANGUPS', integer(0, 1_000_000), '10'),
   idempotencyTtlMs: setting('PLAUDER_IDEMPOTENCY_TTL', duration({ max: TEN_YEARS_MS }), '24h'),
   idempotencyLeaseMs: setting(
     'PLAUDER_IDEMPOTENCY_LEASE',
@@ -205,6 +217,8 @@ export function loadConfig(env: Env): Config {
     sessionTtlMs: s.sessionTtlMs,
     sessionWindow: s.sessionWindow,
     sessionSweepIntervalMs: s.sessionSweepIntervalMs,
+    sessionMaxBytes: s.sessionMaxBytes,
+    freeHangups: s.freeHangups,
     idempotencyTtlMs: s.idempotencyTtlMs,
     idempotencyLeaseMs: s.idempotencyLeaseMs,
     messageMaxChars: s.messageMaxChars,

@@ -21,6 +21,7 @@ import type { CoreFinish, Language, TokenUsage } from '../core/core-adapter.js';
 import type { SoftErrorCode } from '../errors/error-codes.js';
 import type { ProblemDetail } from '../errors/problem-detail.js';
 import type { TurnSealer } from '../sessions/turn-sealer.js';
+import { GuardFailed } from '../storage/prepared-query.js';
 import type {
   ClaimRef,
   IdempotencyRecord,
@@ -78,15 +79,22 @@ interface ClaimedUnit {
   adopt(): CountedUnit | undefined;
   /** The write that records `unit` with the claim, committed with its reservation. */
   holding(unit: CountedUnit): Writes;
-  /** Gives the claim up and its unit back, together. Never throws. */
-  refund(): Promise<void>;
+  /**
+   * Gives the claim up and its unit back, together (`hangUp`: as a hang-up's, see
+   * QuotaService's `Reservation.refund`). Never throws.
+   */
+  refund(options?: { readonly hangUp?: boolean }): Promise<void>;
 }
 
 export interface Claim {
-  /** The write that keeps `outcome`, to commit together with the turn it answers. */
+  /**
+   * The write that keeps `outcome`, to commit together with the turn it answers; when the
+   * claim was taken over meanwhile, nothing of that transaction commits and it rejects with
+   * an error `claimTakenOver` recognises (docs/contract.md, "The client goes away": fencing).
+   */
   keep(outcome: KeptOutcome): Writes;
-  /** Keeps `outcome` on its own. */
-  keepNow(outcome: KeptOutcome): Promise<void>;
+  /** Keeps `outcome` on its own; false when the claim was taken over meanwhile. */
+  keepNow(outcome: KeptOutcome): Promise<boolean>;
   /**
    * The outcome is not kept: the next request with this key runs afresh. A unit reserved
    * for it stays as its reservation left it; an inherited unit no reservation adopted is
@@ -154,9 +162,9 @@ export function createIdempotencyService(
     const close = () => clearInterval(renewal);
     let unadopted = inherited;
     // A claim that cannot be given up runs out with its lease; the sweep refunds its unit.
-    const refund = () => {
+    const refund = (how?: { readonly hangUp?: boolean }) => {
       close();
-      return repository.refund(ref, refundUnit).catch(() => {});
+      return repository.refund(ref, refundUnit, how?.hangUp === true).catch(() => {});
     };
     return {
       keep: (outcome) => repository.completion(ref, seal(outcome), keepUntil),
@@ -229,6 +237,14 @@ export function createIdempotencyService(
     },
     sweep: (nowMs) => repository.sweep(nowMs, refundUnit),
   };
+}
+
+/**
+ * True when `cause` is the failure of a write that went with `Claim.keep` because another
+ * request had taken the claim over (its lease had run out): nothing of it was stored.
+ */
+export function claimTakenOver(cause: unknown): boolean {
+  return cause instanceof GuardFailed;
 }
 
 function isKeptOutcome(value: unknown): value is KeptOutcome {

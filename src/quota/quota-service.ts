@@ -48,11 +48,12 @@ export type Reservation =
       readonly ok: true;
       readonly state: QuotaState;
       /**
-       * Gives the unit back. `keepMinute`: the month's only, for a turn whose core was asked
-       * and whose client left before any reply reached it: the minute's limit bounds the core
-       * work a key can cause, whatever it receives.
+       * Gives the unit back. `hangUp`: a turn whose core was asked and whose client left
+       * before any reply reached it: the minute's unit is kept (the minute's limit bounds the
+       * core work a key can cause, whatever it receives), and the month's is given back only
+       * within the key's free hang-ups of the minute (docs/quota-and-limits.md, "Hang-ups").
        */
-      refund(options?: { readonly keepMinute?: boolean }): Promise<void>;
+      refund(options?: RefundOptions): Promise<void>;
     }
   | {
       readonly ok: false;
@@ -60,6 +61,10 @@ export type Reservation =
       readonly refusedBy: 'month' | 'minute';
       readonly state: QuotaState;
     };
+
+interface RefundOptions {
+  readonly hangUp?: boolean;
+}
 
 export interface MonthUsage {
   /** `YYYY-MM` in the quota time zone. */
@@ -82,7 +87,7 @@ export interface DayUsage {
 interface UnitHolder {
   adopt(): CountedUnit | undefined;
   holding(unit: CountedUnit): Writes;
-  refund(): Promise<void>;
+  refund(options?: RefundOptions): Promise<void>;
 }
 
 export interface QuotaService {
@@ -118,13 +123,21 @@ export function minuteOf(nowMs: number): number {
   return Math.floor(nowMs / MINUTE_MS);
 }
 
+export interface QuotaOptions {
+  /** Hang-ups before delivery per key and minute refunded to the month (PLAUDER_FREE_HANGUPS). */
+  readonly freeHangups: number;
+}
+
 export function createQuotaService(
   usage: UsageRepository,
   windows: MonthWindows,
   outbox: EventOutbox,
+  options: QuotaOptions,
 ): QuotaService {
-  const refunds = createRefundQueue((keyId, month, minute, day) =>
-    usage.refund(keyId, month, minute, day),
+  const refunds = createRefundQueue((keyId, month, minute, day, free) =>
+    free !== undefined && minute !== undefined && day !== undefined
+      ? usage.hangUp(keyId, { month, minute, day }, free)
+      : usage.refund(keyId, month, minute, day),
   );
 
   const stateOf = (
@@ -166,7 +179,8 @@ export function createQuotaService(
     async reserve(key, nowMs, holder) {
       // A request that died after reserving was never answered: its retry is that unit.
       if (holder?.adopt() !== undefined) {
-        return { ok: true, state: await current(key, nowMs), refund: holder.refund };
+        const refund = (how?: RefundOptions) => holder.refund(how);
+        return { ok: true, state: await current(key, nowMs), refund };
       }
       const window = windows.at(nowMs);
       const { day } = windows.dayAt(nowMs);
@@ -205,11 +219,13 @@ export function createQuotaService(
       return {
         ok: true,
         state,
-        // A claim's unit goes back with the claim (whole: the claim recorded its minute).
-        refund:
-          holder?.refund ??
-          ((options) =>
-            refunds.refund(key.id, window.month, options?.keepMinute ? undefined : minute, day)),
+        // A claim's unit goes back with the claim, which recorded it.
+        refund: (how) =>
+          holder !== undefined
+            ? holder.refund(how)
+            : how?.hangUp
+              ? refunds.refund(key.id, window.month, minute, day, options.freeHangups)
+              : refunds.refund(key.id, window.month, minute, day),
       };
     },
     current,

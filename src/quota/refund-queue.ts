@@ -7,8 +7,11 @@
  */
 
 export interface RefundQueue {
-  /** Refunds now, or keeps retrying in the background; never throws. */
-  refund(keyId: string, month: string, minute?: number, day?: string): Promise<void>;
+  /**
+   * Refunds now, or keeps retrying in the background; never throws. `free`: a hang-up's,
+   * refunded only within that many free hang-ups of its minute (see UsageRepository.hangUp).
+   */
+  refund(keyId: string, month: string, minute?: number, day?: string, free?: number): Promise<void>;
   /** Refunds waiting for the database. */
   pending(): number;
   /** One last attempt for everything pending (at shutdown); returns how many are left. */
@@ -25,6 +28,8 @@ interface Refund {
   readonly minute: number | undefined;
   /** The day (`YYYY-MM-DD`) the request was counted in (its day's counter). */
   readonly day: string | undefined;
+  /** A hang-up's free count (see `refund`); undefined for a plain refund. */
+  readonly free: number | undefined;
 }
 
 export function createRefundQueue(
@@ -33,6 +38,7 @@ export function createRefundQueue(
     month: string,
     minute: number | undefined,
     day: string | undefined,
+    free: number | undefined,
   ) => Promise<void>,
 ): RefundQueue {
   const waiting: Refund[] = [];
@@ -48,7 +54,7 @@ export function createRefundQueue(
         while (waiting.length > 0) {
           const next = waiting[0] as Refund;
           try {
-            await write(next.keyId, next.month, next.minute, next.day);
+            await write(next.keyId, next.month, next.minute, next.day, next.free);
           } catch {
             return false;
           }
@@ -78,11 +84,11 @@ export function createRefundQueue(
   };
 
   return {
-    async refund(keyId, month, minute, day) {
+    async refund(keyId, month, minute, day, free) {
       try {
-        await write(keyId, month, minute, day);
+        await write(keyId, month, minute, day, free);
       } catch {
-        waiting.push({ keyId, month, minute, day });
+        waiting.push({ keyId, month, minute, day, free });
         schedule();
       }
     },

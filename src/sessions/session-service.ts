@@ -30,13 +30,17 @@ export interface OpenSession {
   readonly history: readonly Turn[];
   /**
    * Appends a turn after the turns stored by then (also those stored since `open`), and
-   * commits the writes in `together` in the same transaction. False when the service keeps
-   * no turns (a window of 0): nothing was written, `together` neither.
+   * commits the writes in `together` in the same transaction. Nothing is written, `together`
+   * neither, when the service keeps no turns (`off`, a window of 0) or the turn alone is
+   * larger than the window's byte bound (`too_large`).
    */
-  record(turn: Turn, nowMs: number, together?: Writes): Promise<boolean>;
+  record(turn: Turn, nowMs: number, together?: Writes): Promise<Recorded>;
   /** `CoreRequest.conversationId` of the session's turns: a keyed hash of key id and sessionId. */
   readonly conversationId: string;
 }
+
+/** What became of a turn given to `OpenSession.record`. */
+export type Recorded = 'stored' | 'off' | 'too_large';
 
 export interface SessionService {
   open(keyId: string, sessionId: string, nowMs: number): Promise<OpenSession>;
@@ -49,15 +53,21 @@ export interface SessionService {
 export interface SessionOptions {
   readonly window: number;
   readonly ttlMs: number;
+  /**
+   * The most bytes a window holds: the sum of its turns' JSON bytes, every part counted
+   * (text, tool calls and results, images); the oldest turns leave first.
+   */
+  readonly maxBytes: number;
 }
 
 /**
- * Characters of message and reply text kept decrypted in memory, in the windows of the most
- * recently used sessions, so that a session's next turn reads only its row's head, not its
- * sealed window; the bound holds the memory however long the messages are (each kept turn
- * holds its text twice: decoded, and as the JSON bytes the next seal joins).
+ * Bytes of the windows kept decrypted in memory, for the most recently used sessions, so
+ * that a session's next turn reads only its row's head, not its sealed window. A window
+ * counts its turns' bytes as the byte bound does, twice (each kept turn is held decoded, and
+ * as the JSON bytes the next seal joins), so the bound holds the memory whatever the turns
+ * carry (docs/sessions.md).
  */
-const CACHED_WINDOW_CHARS = 4_000_000;
+const CACHED_WINDOW_BYTES = 32 * 1024 * 1024;
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -76,6 +86,8 @@ type WindowEntry =
 interface Window {
   readonly entries: readonly WindowEntry[];
   readonly encoded?: readonly Buffer[];
+  /** Without `encoded`: the JSON bytes of the stored window the entries were read from. */
+  readonly bytes?: number;
 }
 
 /** A session as a turn read it. */
@@ -115,7 +127,7 @@ export function createSessionService(
 ): SessionService {
   const expired = (row: SessionHead, nowMs: number) =>
     isExpired(row.lastActiveAt, activeSince(nowMs, options.ttlMs));
-  const windows = createWindowCache<SessionState>(CACHED_WINDOW_CHARS);
+  const windows = createWindowCache<SessionState>(CACHED_WINDOW_BYTES);
   const sealedHere = createRecentSeals();
 
   /**
@@ -161,7 +173,12 @@ export function createSessionService(
     if (written !== undefined) return written;
     const value = sealer.openJson(row.sealedWindow, windowBinding(keyId, hash, row.turnCount));
     // A window that does not open (other secret, tampered row) is not memory of this key.
-    return isWindow(value) ? { entries: value.slice(-options.window) } : NO_WINDOW;
+    if (!isWindow(value)) return NO_WINDOW;
+    const entries = value.slice(-options.window);
+    // Its JSON is shorter than its sealed value: within the bound, so is every part of it.
+    const bytes = storedBytes(row.sealedWindow);
+    if (bytes <= options.maxBytes) return { entries, bytes };
+    return withinBytes(entries, entries.map(encode), options.maxBytes);
   }
 
   function stateOf(
@@ -173,8 +190,8 @@ export function createSessionService(
     if (row === undefined)
       return { hash, turnCount: 0, createdAt: 0, lastActiveAt: 0, entries: [] };
     const { turnCount, createdAt, lastActiveAt } = row;
-    const { entries, encoded } = windowOf(keyId, hash, row, nowMs);
-    return { hash, turnCount, createdAt, lastActiveAt, entries, encoded };
+    const { entries, encoded, bytes } = windowOf(keyId, hash, row, nowMs);
+    return { hash, turnCount, createdAt, lastActiveAt, entries, encoded, bytes };
   }
 
   async function append(
@@ -184,18 +201,21 @@ export function createSessionService(
     nowMs: number,
     together?: Writes,
   ) {
-    if (options.window === 0) return false;
+    if (options.window === 0) return 'off';
     const { hash } = opened;
     const entry = entryOf(turn, nowMs);
     const since = activeSince(nowMs, options.ttlMs);
     const encodedEntry = encode(entry);
-    let entries: WindowEntry[] = [];
-    let encoded: Buffer[] = [];
+    // A turn that alone exceeds the bound is not stored (docs/sessions.md).
+    if (encodedEntry.length > options.maxBytes) return 'too_large';
+    let entries: readonly WindowEntry[] = [];
+    let encoded: readonly Buffer[] = [];
     const seal = (before: Window, count: number) => {
-      entries = [...before.entries, entry].slice(-options.window);
-      encoded = [...(before.encoded ?? before.entries.map(encode)), encodedEntry].slice(
-        -options.window,
-      );
+      ({ entries, encoded } = withinBytes(
+        [...before.entries, entry].slice(-options.window),
+        [...(before.encoded ?? before.entries.map(encode)), encodedEntry].slice(-options.window),
+        options.maxBytes,
+      ));
       const sealed = sealer.sealJsonBytes(jsonArray(encoded), windowBinding(keyId, hash, count));
       sealedHere.note(keyId, hash, { count, sealed, entries, encoded });
       return sealed;
@@ -222,7 +242,7 @@ export function createSessionService(
       if (await sessions.replaceWindow(keyId, hash, change)) {
         const createdAt = stale ? nowMs : opened.createdAt;
         remember({ turnCount: opened.turnCount + 1, createdAt, lastActiveAt: nowMs });
-        return true;
+        return 'stored';
       }
     }
 
@@ -240,7 +260,7 @@ export function createSessionService(
       },
     });
     remember(head);
-    return true;
+    return 'stored';
   }
 
   return {
@@ -355,6 +375,32 @@ function sameSealed(stored: StoredSealed, sealed: Buffer): boolean {
 const NO_WINDOW: Window = { entries: [], encoded: [] };
 
 const encode = (entry: WindowEntry) => Buffer.from(JSON.stringify(entry));
+
+/**
+ * The newest turns whose JSON bytes (`encoded`, one per entry) add up to at most `maxBytes`:
+ * the oldest leave the window first.
+ */
+function withinBytes(
+  entries: readonly WindowEntry[],
+  encoded: readonly Buffer[],
+  maxBytes: number,
+): { entries: readonly WindowEntry[]; encoded: readonly Buffer[] } {
+  let bytes = 0;
+  let first = encoded.length;
+  while (first > 0) {
+    const size = (encoded[first - 1] as Buffer).length;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    first -= 1;
+  }
+  if (first === 0) return { entries, encoded };
+  return { entries: entries.slice(first), encoded: encoded.slice(first) };
+}
+
+/** The bytes of a sealed column's value (its base64url text decodes to three in four). */
+function storedBytes(stored: StoredSealed): number {
+  return typeof stored === 'string' ? Math.floor((stored.length * 3) / 4) : stored.length;
+}
 
 /** The JSON array of elements given as their JSON bytes. */
 function jsonArray(elements: readonly Buffer[]): Buffer {

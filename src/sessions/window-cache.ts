@@ -2,7 +2,9 @@
  * @module sessions/window-cache
  * Decrypted windows of recently used sessions, by key id and session hash, each with the
  * row's count and beginning it was read or written at; the least recently used go first
- * when their text together exceeds `budget` characters.
+ * when together they exceed `budget` bytes. A window counts the JSON bytes of its turns,
+ * every part of them (text, tool calls and results, images), as the session's byte bound
+ * does (docs/sessions.md), twice when it also holds them encoded.
  *
  * Each cached session has one slot for as long as it stays cached. A turn puts its window
  * into the slot and moves the slot to the front of a linked list; the `Map` is written only
@@ -19,10 +21,14 @@
  * those stay long enough to be used again, and a working set that fits gets in as before.
  */
 
-/** What the cache needs of a window: its session and its turns (message and reply first). */
+/** What the cache needs of a window: its session, its turns, and their JSON bytes if kept. */
 export interface CachedWindow {
   readonly hash: string;
-  readonly entries: readonly (readonly [string, string, ...unknown[]])[];
+  readonly entries: readonly (readonly unknown[])[];
+  /** Each turn's JSON bytes, when the window keeps them for its next seal. */
+  readonly encoded?: readonly Uint8Array[];
+  /** Else, when known, the JSON bytes of the whole window (its stored size, an upper bound). */
+  readonly bytes?: number;
 }
 
 export interface WindowCache<S extends CachedWindow> {
@@ -69,7 +75,13 @@ export function createWindowCache<S extends CachedWindow>(budget: number): Windo
   const id = (keyId: string, hash: string) => `${keyId}\0${hash}`;
   const sizeOf = (state: S) => {
     let size = 0;
-    for (const [message, reply] of state.entries) size += message.length + reply.length;
+    if (state.encoded !== undefined) {
+      // Held twice: decoded, and as these bytes.
+      for (const bytes of state.encoded) size += 2 * bytes.length;
+      return size;
+    }
+    if (state.bytes !== undefined) return state.bytes;
+    for (const entry of state.entries) size += Buffer.byteLength(JSON.stringify(entry));
     return size;
   };
   const unlink = (slot: Slot<S>) => {

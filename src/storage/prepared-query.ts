@@ -17,6 +17,20 @@ import type { Database } from './schema.js';
 export interface BoundQuery {
   readonly sql: string;
   readonly parameters: readonly unknown[];
+  /**
+   * A write of `runAtomically`'s that must change a row: when it changes none, the whole
+   * transaction rolls back and `runAtomically` rejects with `GuardFailed` (an attempt that
+   * no longer holds what it writes for, such as an idempotency claim taken over).
+   */
+  readonly guard?: boolean;
+}
+
+/** A guarded write (see `BoundQuery.guard`) changed nothing: its transaction rolled back. */
+export class GuardFailed extends Error {
+  override readonly name = 'GuardFailed';
+  constructor() {
+    super('a guarded write changed no row; its transaction was rolled back');
+  }
 }
 
 /** Runs compiled SQL itself (at once or later), or answers undefined to leave it to Kysely. */
@@ -140,7 +154,8 @@ export async function runAtomically<R>(
   return target.db.transaction().execute(async (tx) => {
     const { rows } = await tx.executeQuery<R>(CompiledQuery.raw(read.sql, [...read.parameters]));
     for (const write of then(rows)) {
-      await tx.executeQuery(CompiledQuery.raw(write.sql, [...write.parameters]));
+      const done = await tx.executeQuery(CompiledQuery.raw(write.sql, [...write.parameters]));
+      if (write.guard && Number(done.numAffectedRows ?? 0) === 0) throw new GuardFailed();
     }
     return rows;
   });

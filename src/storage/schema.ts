@@ -35,6 +35,10 @@ interface UsageTable {
   minute: number;
   /** Requests counted in `minute` (the per-minute limit). */
   minute_used: number;
+  /** The clock minute that `hangups` counts (migration 002). */
+  hangup_minute: number;
+  /** Hang-ups before delivery in `hangup_minute`: the first `PLAUDER_FREE_HANGUPS` are refunded. */
+  hangups: number;
 }
 
 /** Requests per key and calendar day in the quota time zone (the days of `usage`'s months). */

@@ -17,6 +17,14 @@ export class UnitOfWork {
     work.#writes.push(write);
   }
 
+  /**
+   * Adds a write that must change a row for the unit to commit: when it changes none, the
+   * whole transaction rolls back (see `BoundQuery.guard`).
+   */
+  static require(work: UnitOfWork, write: BoundQuery): void {
+    work.#writes.push(Object.assign({ guard: true }, write));
+  }
+
   /** The writes `writes` adds, in order, for the transaction that commits them. */
   static gather(...writes: readonly (Writes | undefined)[]): readonly BoundQuery[] {
     const work = new UnitOfWork();

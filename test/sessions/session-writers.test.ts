@@ -96,7 +96,7 @@ describe('a turn that opened a session before it was deleted', () => {
   it('is stored after the new conversation, and brings back none of the deleted turns', async () => {
     const { repository } = await storeWithKey();
     const sealer = createTurnSealer(randomBytes(32));
-    const options = { window: 20, ttlMs: 60_000 };
+    const options = { window: 20, ttlMs: 60_000, maxBytes: 1_048_576 };
     const sessions = createSessionService(repository, sealer, options);
     const turn = (message: string) => ({
       message,
@@ -165,7 +165,7 @@ function sessionsOn(repository: SessionsRepository) {
       return sealer.sealJsonBytes(...args);
     },
   });
-  const options = { window: 20, ttlMs: 60_000 };
+  const options = { window: 20, ttlMs: 60_000, maxBytes: 1_048_576 };
   const sessions = createSessionService(counting, countingSealer, options);
   return { sessions, calls, sealer, options };
 }
@@ -254,7 +254,7 @@ describe('turns of one session', () => {
     const { repository } = await storeWithKey();
     const sealer = createTurnSealer(randomBytes(32));
     const service = (window: number) =>
-      createSessionService(repository, sealer, { window, ttlMs: 60_000 });
+      createSessionService(repository, sealer, { window, ttlMs: 60_000, maxBytes: 1_048_576 });
     const turnOf = (i: number) => ({
       message: `"${i}", [${i}], {${i}} \\ 👋 ß`,
       reply: `re ${i}],["`,
@@ -293,11 +293,19 @@ describe('turns of one session', () => {
         fc.array(turn, { minLength: 1, maxLength: 9 }),
         async (window, said) => {
           const id = `p${session++}`;
-          const writer = createSessionService(repository, sealer, { window, ttlMs: 60_000 });
+          const writer = createSessionService(repository, sealer, {
+            window,
+            ttlMs: 60_000,
+            maxBytes: 1_048_576,
+          });
           for (const [i, t] of said.entries()) {
             await (await writer.open('key_1', id, 1000 + i)).record(t, 1000 + i);
           }
-          const reader = createSessionService(repository, sealer, { window, ttlMs: 60_000 });
+          const reader = createSessionService(repository, sealer, {
+            window,
+            ttlMs: 60_000,
+            maxBytes: 1_048_576,
+          });
           expect((await reader.open('key_1', id, 2000)).history).toEqual(said.slice(-window));
         },
       ),

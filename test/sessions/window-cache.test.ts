@@ -1,6 +1,6 @@
 /**
  * The window cache (window-cache.ts): the least recently used windows go first when their
- * text exceeds the budget, as in a plain list kept in the order of use; with many more
+ * bytes (every part of their turns, as JSON) exceed the budget, as in a plain list kept in the order of use; with many more
  * sessions in use than it holds, a full cache that rarely hits takes only one window in 16
  * read from the database, and a working set that fits is kept whole, also after a phase of
  * thrashing. Through the session service: a session's next turn on the same instance reads
@@ -23,8 +23,6 @@ import {
 import { createTestDatabase } from '../helpers/test-database.js';
 
 const KEY = 'key_test';
-/** Each window: one turn of 50 + 50 characters. */
-const WINDOW_CHARS = 100;
 const HOLDS = 10;
 
 function window(hash: string) {
@@ -36,6 +34,13 @@ function window(hash: string) {
     entries: [['m'.repeat(50), 'r'.repeat(50), 'de', 1] as [string, string, 'de', number]],
   };
 }
+
+/** What the cache counts of a window: its turns' JSON bytes. */
+function bytesOf(state: { entries: readonly unknown[] }): number {
+  return state.entries.reduce<number>((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
+}
+/** Each window: one turn of 50 + 50 characters. */
+const WINDOW_BYTES = bytesOf(window('s0'));
 
 /** Turns on `sessions`, in order, `rounds` times: a lookup, and on a miss the window offered. */
 function turns(cache: ReturnType<typeof createWindowCache>, sessions: number, rounds: number) {
@@ -58,7 +63,7 @@ function turns(cache: ReturnType<typeof createWindowCache>, sessions: number, ro
 
 describe('the window cache admission', () => {
   it('keeps a working set that fits: after the first turn of each session, every lookup hits', () => {
-    const cache = createWindowCache(HOLDS * WINDOW_CHARS);
+    const cache = createWindowCache(HOLDS * WINDOW_BYTES);
     const { hits, offered, kept } = turns(cache, HOLDS, 300);
     expect(offered).toBe(HOLDS);
     expect(kept).toBe(HOLDS);
@@ -66,7 +71,7 @@ describe('the window cache admission', () => {
   });
 
   it('takes every window until it finds itself thrashing, then one in 16, and those are used again', () => {
-    const cache = createWindowCache(HOLDS * WINDOW_CHARS);
+    const cache = createWindowCache(HOLDS * WINDOW_BYTES);
     // 100 sessions in turn through a cache of 10: each window is evicted before its next turn.
     const first = turns(cache, 100, 10); // 1000 lookups: not judged yet
     expect(first.kept).toBe(first.offered);
@@ -82,7 +87,7 @@ describe('the window cache admission', () => {
   });
 
   it('takes every window again once the working set fits (it judges its hits anew)', () => {
-    const cache = createWindowCache(HOLDS * WINDOW_CHARS);
+    const cache = createWindowCache(HOLDS * WINDOW_BYTES);
     turns(cache, 100, 30); // thrashing
     expect(turns(cache, 100, 1).kept).toBeLessThan(20);
 
@@ -94,7 +99,7 @@ describe('the window cache admission', () => {
   });
 
   it('never keeps a window larger than the whole cache', () => {
-    const cache = createWindowCache(WINDOW_CHARS - 1);
+    const cache = createWindowCache(WINDOW_BYTES - 1);
     expect(cache.offer(KEY, window('big'))).toBe(false);
     expect(cache.get(KEY, 'big')).toBeUndefined();
   });
@@ -144,8 +149,9 @@ describe('the window cache', () => {
           if (step.op === 'get') {
             expect(cache.get(KEY, hash)?.version).toBe(reference.get(hash));
           } else if (step.op === 'set') {
-            cache.set(KEY, sized(hash, step.chars, version));
-            reference.set(hash, step.chars, version);
+            const state = sized(hash, step.chars, version);
+            cache.set(KEY, state);
+            reference.set(hash, bytesOf(state), version);
           } else {
             cache.forget(KEY, hash);
             reference.forget(hash);
@@ -212,7 +218,7 @@ describe('the windows a session service keeps', () => {
         counted(repository.findUnless(...args)),
     });
     const sealer = createTurnSealer(randomBytes(32));
-    const options = { window: 20, ttlMs: 60_000 };
+    const options = { window: 20, ttlMs: 60_000, maxBytes: 1_048_576 };
     const sessions = createSessionService(counting, sealer, options);
     const turn = (message: string) => ({
       message,

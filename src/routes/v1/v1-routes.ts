@@ -35,9 +35,9 @@ import {
   openAiStatus,
 } from './completion-answer.js';
 import { type CompletionRequest, MODELS, parseCompletionRequest } from './completion-request.js';
-import { responsesRoutes } from './responses/responses-routes.js';
 import { anthropicModels, messagesRoutes, speaksAnthropic } from './messages/messages-routes.js';
 import { anthropicModelListSchema, anthropicModelSchema } from './messages/messages-schemas.js';
+import { responsesRoutes } from './responses/responses-routes.js';
 import {
   completionAnswerSchema,
   completionHeaders,
@@ -232,6 +232,8 @@ function render(
       if (parsed.stream) return replayStream(decision, reply, events, times);
       reply.headers(rateLimitHeaders(decision.quota));
       if (decision.replayed) reply.header('idempotent-replayed', 'true');
+      // The turn was not stored: larger than the session's byte bound (docs/sessions.md).
+      if (decision.sessionTruncated) reply.header('x-session-truncated', 'true');
       return chatCompletion(
         decision,
         parsed.model,

@@ -5,10 +5,12 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.js';
 import * as responses from './002-responses.js';
+import * as hangUps from './003-hang-ups.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-responses': responses,
+  '003-hang-ups': hangUps,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -28,8 +28,11 @@ interface IdempotencyClaim {
   readonly now: number;
 }
 
-/** The writes that give a claim's unit back to the counters (the usage repository's). */
-export type RefundUnit = (keyId: string, unit: CountedUnit) => Writes;
+/**
+ * The writes that give a claim's unit back to the counters (the usage repository's);
+ * `hangUp`: its client left before delivery (see UsageRepository.hangUp).
+ */
+export type RefundUnit = (keyId: string, unit: CountedUnit, hangUp: boolean) => Writes;
 
 export interface IdempotencyRepository {
   /**
@@ -52,11 +55,15 @@ export interface IdempotencyRepository {
    * Gives up a claim and refunds the unit it holds, in one transaction; nothing when the
    * claim is no longer this request's (another took it over, with the unit).
    */
-  refund(ref: ClaimRef, refundUnit: RefundUnit): Promise<void>;
-  /** The write that turns a claim into a kept outcome, to commit with other writes. */
+  refund(ref: ClaimRef, refundUnit: RefundUnit, hangUp?: boolean): Promise<void>;
+  /**
+   * The write that turns a claim into a kept outcome, to commit with other writes: a guard
+   * (see `UnitOfWork.require`), so that the writes it goes with roll back, and their
+   * transaction rejects with `GuardFailed`, when the claim is no longer this request's.
+   */
   completion(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): Writes;
-  /** Keeps an outcome on its own (no other write goes with it). */
-  complete(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): Promise<void>;
+  /** Keeps an outcome on its own; false when the claim is no longer this request's. */
+  complete(ref: ClaimRef, sealedOutcome: Buffer, keepUntil: number): Promise<boolean>;
   /** Gives up a claim whose request failed: the next request with the key runs afresh. */
   release(ref: ClaimRef): Promise<void>;
   /**
@@ -154,7 +161,8 @@ export function createIdempotencyRepository(
       .set({ outcome: p<StoredSealed>('outcome'), expires_at: p<number>('keepUntil') })
       .where('key_id', '=', p<string>('keyId'))
       .where('key_hash', '=', p<string>('keyHash'))
-      .where('claim', '=', p<string>('claim')),
+      .where('claim', '=', p<string>('claim'))
+      .where('outcome', 'is', null),
   );
   const releaseQuery = prepareQuery<Ref & { claim: string }, unknown>((p) =>
     db
@@ -204,10 +212,11 @@ export function createIdempotencyRepository(
     ref: ClaimRef,
     before: number,
     refundUnit: RefundUnit,
+    hangUp = false,
   ): Promise<readonly UnitColumns[]> =>
     runAtomically(on, giveUpQuery.bind(Object.assign({ before }, ref)), (rows) => {
       const unit = unitOf(rows[0]);
-      return unit === undefined ? [] : UnitOfWork.gather(refundUnit(ref.keyId, unit));
+      return unit === undefined ? [] : UnitOfWork.gather(refundUnit(ref.keyId, unit, hangUp));
     });
 
   async function find(ref: Ref): Promise<IdempotencyRecord | undefined> {
@@ -256,17 +265,18 @@ export function createIdempotencyRepository(
       });
     },
 
-    async refund(ref, refundUnit) {
-      await giveUp(ref, Number.MAX_SAFE_INTEGER, refundUnit);
+    async refund(ref, refundUnit, hangUp) {
+      await giveUp(ref, Number.MAX_SAFE_INTEGER, refundUnit, hangUp);
     },
 
     completion(ref, outcome, keepUntil) {
       const complete = completeQuery.bind(completeParams(ref, outcome, keepUntil));
-      return (work) => UnitOfWork.add(work, complete);
+      return (work) => UnitOfWork.require(work, complete);
     },
 
     async complete(ref, outcome, keepUntil) {
-      await completeQuery(on, completeParams(ref, outcome, keepUntil));
+      const result = await completeQuery(on, completeParams(ref, outcome, keepUntil));
+      return Number(result.numAffectedRows ?? 0) > 0;
     },
 
     async release(ref) {

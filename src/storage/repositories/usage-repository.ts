@@ -15,7 +15,7 @@
  * A reservation that reaches a watched count (80 % and 100 % of the month, for events), or
  * that brings writes of its own, commits them in that read-modify-write too.
  */
-import { type Expression, type Kysely, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { StoreFeatures } from '../dialect.js';
 import {
   type BoundQuery,
@@ -104,6 +104,15 @@ export interface UsageRepository {
   refund(keyId: string, month: string, minute?: number, day?: string): Promise<void>;
   /** The writes of `refund` with a day, to commit with another write (a claim given up). */
   refundWrites(keyId: string, unit: CountedUnit): Writes;
+  /**
+   * A hang-up before delivery (docs/quota-and-limits.md, "Hang-ups"): counted on the month's
+   * row for the unit's minute, and the unit given back to the month and its day (never to
+   * the minute) only while the minute's hang-ups are at most `free`; beyond them it counts
+   * as delivered. One conditional update of the row, so the bound holds across instances.
+   */
+  hangUp(keyId: string, unit: CountedUnit, free: number): Promise<void>;
+  /** The writes of `hangUp`, to commit with another write (a claim given up). */
+  hangUpWrites(keyId: string, unit: CountedUnit, free: number): Writes;
   used(keyId: string, month: string): Promise<number>;
   /** The month's row (zeros when there is none). */
   row(keyId: string, month: string): Promise<UsageRow>;
@@ -317,6 +326,49 @@ export function createUsageRepository(
       .where('day', '=', p<string>('day'))
       .where('used', '>', 0),
   );
+  type HangUpParams = KeyMonth & KeyDay & { minute: number; free: number };
+  /** The minute's hang-ups before this one, on the row (a new minute starts at 0). */
+  const hangupsBefore = (eb: ExpressionBuilder<Database, 'usage'>, p: Param) =>
+    eb.case().when('hangup_minute', '=', p<number>('minute')).then(eb.ref('hangups')).else(0).end();
+  const monthHangUp = (p: Param) =>
+    db
+      .updateTable('usage')
+      .set((eb) => ({
+        used: eb
+          .case()
+          .when(hangupsBefore(eb, p), '<', p<number>('free'))
+          .then(eb('used', '-', 1))
+          .else(eb.ref('used'))
+          .end(),
+        hangups: eb(hangupsBefore(eb, p), '+', 1),
+        hangup_minute: p<number>('minute'),
+      }))
+      .where('key_id', '=', p<string>('keyId'))
+      .where('month', '=', p<string>('month'))
+      .where('used', '>', 0);
+  const hangUpQuery = prepareQuery<HangUpParams, unknown>((p) => monthHangUp(p), usageLock);
+  const hangUpReturningQuery = prepareQuery<HangUpParams, { hangups: number }>((p) =>
+    monthHangUp(p).returning('hangups'),
+  );
+  // After the month's row counted the hang-up: its day is given back when the month was.
+  const dayHangUpQuery = prepareQuery<HangUpParams, unknown>((p) =>
+    db
+      .updateTable('usage_days')
+      .set((eb) => ({ used: eb('used', '-', 1) }))
+      .where('key_id', '=', p<string>('keyId'))
+      .where('day', '=', p<string>('day'))
+      .where('used', '>', 0)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('usage')
+            .select(sql.lit(1).as('one'))
+            .where('usage.key_id', '=', p<string>('keyId'))
+            .where('usage.month', '=', p<string>('month'))
+            .where('usage.hangup_minute', '=', p<number>('minute'))
+            .where('usage.hangups', '<=', p<number>('free')),
+        ),
+      ),
+  );
   const daysQuery = prepareQuery<KeyDay & { last: string }, { day: string; used: number }>((p) =>
     db
       .selectFrom('usage_days')
@@ -394,6 +446,24 @@ export function createUsageRepository(
       return (work) => {
         UnitOfWork.add(work, refundQuery.bind({ keyId, month, minute }));
         UnitOfWork.add(work, dayRefundQuery.bind({ keyId, day }));
+      };
+    },
+
+    async hangUp(keyId, { month, minute, day }, free) {
+      const params = { keyId, month, minute, day, free };
+      await runAtomically(on, hangUpReturningQuery.bind(params), (rows) => {
+        const counted = rows[0];
+        return counted !== undefined && Number(counted.hangups) <= free
+          ? [dayHangUpQuery.bind(params)]
+          : [];
+      });
+    },
+
+    hangUpWrites(keyId, { month, minute, day }, free) {
+      const params = { keyId, month, minute, day, free };
+      return (work) => {
+        UnitOfWork.add(work, hangUpQuery.bind(params));
+        UnitOfWork.add(work, dayHangUpQuery.bind(params));
       };
     },
 

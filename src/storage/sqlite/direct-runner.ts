@@ -27,7 +27,7 @@
  */
 import SqliteDatabase from 'better-sqlite3';
 import type { QueryResult } from 'kysely';
-import type { BoundQuery, DirectRunner } from '../prepared-query.js';
+import { type BoundQuery, type DirectRunner, GuardFailed } from '../prepared-query.js';
 
 const { SqliteError } = SqliteDatabase;
 
@@ -95,7 +95,11 @@ export function createDirectRunner(
     if (sqlite.inTransaction) return undefined;
     const job = () => {
       const rows = prepare(read.sql).all(read.parameters);
-      for (const write of then(rows)) prepare(write.sql).run(write.parameters);
+      for (const write of then(rows)) {
+        const { changes } = prepare(write.sql).run(write.parameters);
+        // Thrown by the job's own code: only its savepoint is undone (see failsAlone).
+        if (write.guard && changes === 0) throw new GuardFailed();
+      }
       return rows;
     };
     return enqueue(job, true) as Promise<readonly unknown[]>;

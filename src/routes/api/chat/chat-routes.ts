@@ -147,6 +147,8 @@ function render(
     case 'reply':
       reply.headers(rateLimitHeaders(decision.quota));
       if (decision.replayed) reply.header('idempotent-replayed', 'true');
+      // The turn was not stored: larger than the session's byte bound (docs/sessions.md).
+      if (decision.sessionTruncated) reply.header('x-session-truncated', 'true');
       return { reply: decision.reply };
     case 'soft_error': {
       const { code } = decision;
