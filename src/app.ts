@@ -157,10 +157,13 @@ function loggerOptions(config: Config, options: BuildAppOptions): FastifyServerO
 }
 
 function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () => boolean): void {
+  const unmatchedLabels = new Set<string>();
   /** One log line and the metrics of a request, when it is answered or its client left. */
   const observe = (request: FastifyRequest, reply: FastifyReply, status: number) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.answered(route, request.method, status, reply.elapsedTime / 1000);
+    const matched = request.routeOptions.url;
+    const route = matched ?? unmatchedRoute(request);
+    const label = matched ?? unmatchedLabel(request, unmatchedLabels);
+    metrics.requests.answered(label, request.method, status, reply.elapsedTime / 1000);
     const outcome = request.chatOutcome ?? request.errorCode;
     // An MCP request is a turn when it called the tool `chat` (and so has an outcome).
     if (
@@ -205,6 +208,37 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
     done();
   });
 }
+
+/**
+ * The route of a request no route matched, for its log line: the method and the path, without
+ * its query string, cut to 64 characters, with anything shaped like a key blanked, so an
+ * operator sees which APIs clients ask for (docs/api.md, "Unknown routes").
+ */
+function unmatchedRoute(request: FastifyRequest): string {
+  const path = (request.url.split('?')[0] ?? '').replace(/plauder_\w*/g, 'plauder_…').slice(0, 64);
+  return `unmatched ${request.method} ${path}`;
+}
+
+/**
+ * The metrics' label of such a request: the method and the path's first segment, or its first
+ * two under an API prefix (the API asked for, e.g. `unmatched POST /v1/embeddings`, never an
+ * id further down), for the
+ * first `UNMATCHED_LABELS` of them; later ones share `unmatched`, so clients cannot grow the
+ * metrics without bound.
+ */
+function unmatchedLabel(request: FastifyRequest, seen: Set<string>): string {
+  const [first = '', second] = (request.url.split('?')[0] ?? '').split('/').slice(1, 3);
+  const segments = second !== undefined && API_PREFIXES.has(first) ? [first, second] : [first];
+  const path = `/${segments.join('/')}`.replace(/plauder_\w*/g, 'plauder_…').slice(0, 64);
+  const label = `unmatched ${request.method} ${path}`;
+  if (seen.has(label)) return label;
+  if (seen.size >= UNMATCHED_LABELS) return 'unmatched';
+  seen.add(label);
+  return label;
+}
+
+const UNMATCHED_LABELS = 100;
+const API_PREFIXES = new Set(['v1', 'api', 'admin']);
 
 /** Levels at which the request line (info) is written; a quieter logger builds none. */
 const LOGS_INFO = new Set(['trace', 'debug', 'info']);

@@ -151,7 +151,7 @@ const SETTINGS = {
     duration({ min: 300, max: 10 * 60_000 }),
     '15s',
   ),
-  messageMaxChars: setting('PLAUDER_MESSAGE_MAX_CHARS', integer(1, 1_000_000), '4000'),
+  messageMaxChars: optional('PLAUDER_MESSAGE_MAX_CHARS', integer(1, 1_000_000)),
   bodyLimitBytes: setting('PLAUDER_BODY_LIMIT', integer(1024, 16_777_216), '65536'),
   completionBodyLimitBytes: setting(
     'PLAUDER_COMPLETION_BODY_LIMIT',
@@ -221,7 +221,7 @@ export function loadConfig(env: Env): Config {
     freeHangups: s.freeHangups,
     idempotencyTtlMs: s.idempotencyTtlMs,
     idempotencyLeaseMs: s.idempotencyLeaseMs,
-    messageMaxChars: s.messageMaxChars,
+    messageMaxChars: s.messageMaxChars ?? defaultMessageMaxChars(s.core),
     bodyLimitBytes: s.bodyLimitBytes,
     completionBodyLimitBytes: s.completionBodyLimitBytes,
     limits: Object.freeze({
@@ -324,4 +324,13 @@ function readSecret(
   }
   if (database.file === ':memory:') return { kind: 'value', value: Buffer.alloc(0) };
   return { kind: 'file', file: `${database.file}.secret` };
+}
+
+/**
+ * The longest message when `PLAUDER_MESSAGE_MAX_CHARS` is unset (docs/configuration.md): 4 000
+ * characters for the built-in and Rasa cores, which answer a question, not a pasted page; no
+ * limit of its own for a gateway core, whose turns are bounded by the completion body limit.
+ */
+function defaultMessageMaxChars(core: CoreKind): number {
+  return core === 'openai' ? Number.MAX_SAFE_INTEGER : 4000;
 }

@@ -56,7 +56,8 @@ describe('a JSON answer that was not written whole', () => {
     serve,
     upstream,
   }) => {
-    const s = await serve({ env: openAiEnv(upstream) });
+    // A session that holds the 3.5 MB turn, so the test sees when the answer is being written.
+    const s = await serve({ env: openAiEnv(upstream, { PLAUDER_SESSION_MAX_BYTES: '8388608' }) });
     const { id, key } = await s.createKey();
     // 3.5 MB: far more than the sockets' buffers take from a client that reads nothing.
     await upstream.script({ content: 'a'.repeat(3_500_000) });

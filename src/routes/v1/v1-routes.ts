@@ -65,6 +65,12 @@ const COMPLETION_ERRORS = openAiErrorResponses(
   { 403: RATE_LIMIT_HEADERS, 404: RATE_LIMIT_HEADERS },
 );
 
+/** The answer to an unknown path under /v1: the endpoints there are (the path is not echoed). */
+const V1_NOT_FOUND =
+  'No such endpoint under /v1. plauder serves: POST /v1/chat/completions (Chat Completions), ' +
+  'POST /v1/responses, GET and DELETE /v1/responses/{id} (Responses), POST /v1/messages and ' +
+  'POST /v1/messages/count_tokens (Anthropic Messages), GET /v1/models and /v1/models/{model}.';
+
 /** When the models were first offered: OpenAI lists a model's creation time. */
 const MODELS_CREATED = 1_767_225_600;
 
@@ -80,7 +86,12 @@ export async function v1Routes(app: FastifyInstance, deps: V1RouteDeps): Promise
     }
     done(null, payload);
   });
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, 'not_found'));
+  // A client asking for an API plauder does not serve learns which ones it does.
+  app.setNotFoundHandler((request, reply) => {
+    request.errorCode = 'not_found';
+    const { status, type } = openAiStatus('not_found');
+    return reply.code(status).send(openAiError('not_found', type, V1_NOT_FOUND));
+  });
   // Anthropic's Messages door, with its own error shape (docs/contract.md, "Anthropic's
   // Messages door").
   await app.register(messagesRoutes, { ...deps, prefix: '/messages' });

@@ -820,6 +820,16 @@ const NOT_EXISTING: SuiteConversation[] = [
   one('features that do not exist', 'en', 'Do you support webhooks?', {
     facts: [/PLAUDER_WEBHOOK_URL/],
   }),
+  // So do the Responses and Messages doors.
+  one('features that do not exist', 'en', 'Can I point Claude Code at plauder?', {
+    facts: [/\/v1\/messages/],
+  }),
+  one('features that do not exist', 'de', 'Kann ich Claude Code auf plauder zeigen lassen?', {
+    facts: [/\/v1\/messages/],
+  }),
+  one('features that do not exist', 'en', 'Does the OpenAI Agents SDK work with plauder?', {
+    facts: [/\/v1\/responses/],
+  }),
   one('features that do not exist', 'en', 'Can I pay with PayPal?', {
     kind: 'any',
     anyOf: [/I don't know/, /operator/],
