@@ -354,6 +354,10 @@ export function createTakeTurn(
     };
     if (!result.ok) {
       if (result.code === 'client_closed') return gone();
+      // A part of the reply reached the client: a failure after it (upstream error, reply
+      // cap, deadline) still counts once, nothing stored or kept (docs/contract.md,
+      // "Streamed replies").
+      if (delivery?.delivered) return { kind: 'failed', code: result.code, cause: result.cause };
       return failed({ kind: 'failed', code: result.code, cause: result.cause });
     }
     // The client left while the core finished.
