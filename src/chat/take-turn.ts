@@ -42,6 +42,7 @@ import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.j
 import type { Services } from '../services.js';
 import type { OpenSession } from '../sessions/session-service.js';
 import type { CancelSignal } from '../util/cancellation.js';
+import { type HeldReply, type ReplyText, replyString } from './reply-text.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
 import { TurnsPerKey } from './turns-per-key.js';
@@ -144,6 +145,11 @@ export type TurnDecision =
   | ({
       readonly kind: 'reply';
       readonly reply: string;
+      /**
+       * A streamed reply's UTF-8 bytes, which `reply` decodes afresh at each reading: a door
+       * that repeats the reply in its stream writes it from these (src/chat/reply-text.ts).
+       */
+      readonly replyText?: ReplyText;
       readonly quota: QuotaState;
       /** The core's token counts, or an estimate (src/chat/token-estimate.ts). */
       readonly usage: TokenUsage;
@@ -373,16 +379,18 @@ export function createTakeTurn(
       return estimated;
     };
     const record = async () => {
+      // Decoded for the seal only: a streamed reply stays held as bytes.
+      const text = claim || session ? replyString(reply) : '';
       const outcome = (): KeptOutcome => ({
         kind: 'reply',
-        reply,
+        reply: text,
         language,
         usage: usage(),
         ...(finish === undefined ? {} : { finish }),
         ...stamp,
       });
       const kept = claim?.keep(outcome());
-      const turn = storedTurn(request, reply, language, finish);
+      const turn = storedTurn(request, text, language, finish);
       const stored = session ? await session.record(turn, clock(), kept) : false;
       if (!stored) await claim?.keepNow(outcome());
     };
@@ -488,9 +496,10 @@ class ReplyDecision {
   readonly replayed = false;
   readonly turnId: string;
   readonly createdAt: number;
+  readonly replyText: ReplyText | undefined;
 
   constructor(
-    readonly reply: string,
+    private readonly text: HeldReply,
     readonly quota: QuotaState,
     stamp: TurnStamp,
     private readonly countUsage: () => TokenUsage,
@@ -498,6 +507,11 @@ class ReplyDecision {
   ) {
     this.turnId = stamp.turnId;
     this.createdAt = stamp.createdAt;
+    this.replyText = typeof text === 'string' ? undefined : text;
+  }
+
+  get reply(): string {
+    return replyString(this.text);
   }
 
   get usage(): TokenUsage {
