@@ -6,16 +6,16 @@
  *
  * 1. no slow readers: another key's probe (one plain /api/chat turn after the other) and
  *    plauder's RSS;
- * 2. READERS non-reading clients of one key, each asking a ~REPLY_MB streamed reply (plauder's
- *    stall timeout is set past the phase, so none is cut off): once every one of them is
- *    under way, the same probe, plauder's RSS and its peak;
+ * 2. READERS non-reading clients, each asking a ~REPLY_MB streamed reply (plauder's stall
+ *    timeout is set past the phase, so none is cut off): the probe runs while they start,
+ *    and again once every one of them is under way, with plauder's RSS and its peak;
  * 3. the slow clients gone: plauder's RSS once their turns have ended.
  *
  *   npm run bench:slow-readers -- [--readers 600] [--reply-mb 3.5] [--probes 200]
  *     [--cli <another build>/dist/cli/main.js]
  *
- * The slow readers' key runs with a cap of concurrent turns above READERS (one key would
- * otherwise run 16 and get 429 for the rest, README "Concurrent turns per key").
+ * The slow readers are spread over as many keys as the shipped cap of concurrent turns per
+ * key (16, README "Concurrent turns per key") needs for all of them to run at once.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +38,8 @@ const READERS = Number(values.readers);
 const PIECE_CHARS = 2000;
 const PIECES = Math.round((Number(values['reply-mb']) * 1_000_000) / PIECE_CHARS);
 const PROBES = Number(values.probes);
+/** The shipped PLAUDER_KEY_CONCURRENCY: the readers of one key. */
+const READERS_PER_KEY = 16;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = values.cli ? path.resolve(values.cli) : path.join(root, 'dist/cli/main.js');
@@ -67,7 +69,6 @@ const env = {
   PLAUDER_OPENAI_MODEL: 'bench',
   PLAUDER_OPENAI_MAX_CONNECTIONS: String(READERS + 64),
   PLAUDER_PLANS: 'standard=1000000000',
-  PLAUDER_KEY_CONCURRENCY: String(READERS + 10),
   PLAUDER_STREAM_STALL_TIMEOUT: '10m',
   PLAUDER_CORE_TIMEOUT: '10m',
   PLAUDER_OPENAI_TOKEN_GAP_TIMEOUT: '10m',
@@ -87,7 +88,9 @@ const makeKey = (name) =>
       },
     ).stdout,
   ).key;
-const slowKey = makeKey('slow');
+const slowKeys = Array.from({ length: Math.ceil(READERS / READERS_PER_KEY) }, (_, i) =>
+  makeKey(`slow-${i}`),
+);
 const probeKey = makeKey('probe');
 // A full collection on SIGUSR2, so the heap left after the readers is what is still held.
 const gcOnSignal = path.join(root, 'test/reliability/fixtures/gc-on-signal.mjs');
@@ -107,20 +110,30 @@ const rssMb = () => {
   const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 };
-/** The V8 heap in use, from plauder's own /metrics (garbage not yet collected included). */
+/**
+ * The V8 heap in use (garbage not yet collected included) and the memory outside it that V8
+ * knows of (Buffers' bytes), from plauder's own /metrics.
+ */
 const heapMb = async () => {
   const text = await (await fetch(`${base}/metrics`)).text();
-  return Number(/^plauder_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? 0) / 1e6;
+  const metric = (name) =>
+    Number(new RegExp(`^plauder_nodejs_${name} (\\S+)`, 'm').exec(text)?.[1] ?? 0) / 1e6;
+  return {
+    heap: metric('heap_size_used_bytes'),
+    total: metric('heap_size_total_bytes'),
+    external: metric('external_memory_bytes'),
+  };
 };
 let peakMb = rssMb();
 const sampler = setInterval(() => {
   peakMb = Math.max(peakMb, rssMb());
 }, 100);
 
-async function probe() {
+/** PROBES turns one after the other, or (`until`) as many as come before it says stop. */
+async function probe(until) {
   const times = [];
   let failures = 0;
-  for (let i = 0; i < PROBES; i++) {
+  for (let i = 0; until ? !until() : i < PROBES; i++) {
     const started = performance.now();
     const response = await fetch(`${base}/api/chat`, {
       method: 'POST',
@@ -133,7 +146,7 @@ async function probe() {
   }
   times.sort((a, b) => a - b);
   const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
-  return { p50: at(0.5), p99: at(0.99), failures };
+  return { p50: at(0.5), p99: at(0.99), max: times.at(-1), count: times.length, failures };
 }
 
 const control = (pathname, body) =>
@@ -153,8 +166,11 @@ await control('/__control', {
     stream: { large: { pieces: PIECES, pieceChars: PIECE_CHARS } },
   })),
 });
+let settled = false;
+const starting = probe(() => settled);
 const body = JSON.stringify({ message: 'Erzähl viel', stream: true });
-const sockets = Array.from({ length: READERS }, () => {
+const sockets = Array.from({ length: READERS }, (_, i) => {
+  const slowKey = slowKeys[Math.floor(i / READERS_PER_KEY)];
   const socket = net.connect(port, '127.0.0.1');
   socket.pause();
   socket.on('error', () => {});
@@ -176,11 +192,17 @@ for (;;) {
   }
   await sleep(500);
 }
+settled = true;
+const whileStarting = await starting;
 const loadedRss = rssMb();
 const loaded = await probe();
 const loadedAfterRss = rssMb();
 const loadedHeap = await heapMb();
 const requests = (await received()).filter((r) => r.streamedBytes !== undefined);
+// What the readers hold, without the garbage of their start.
+await fullGc();
+const heldRss = rssMb();
+const heldHeap = await heapMb();
 const upstreamMb = requests.reduce((sum, r) => sum + r.streamedBytes, 0) / 1e6;
 const ended = requests.filter((r) => r.streamEnded).length;
 
@@ -194,8 +216,7 @@ for (;;) {
   await sleep(200);
 }
 await sleep(2000);
-server.kill('SIGUSR2');
-await sleep(1000);
+await fullGc();
 const afterRss = rssMb();
 const afterHeap = await heapMb();
 clearInterval(sampler);
@@ -205,17 +226,24 @@ const mb = (value) => `${value.toFixed(0)} MB`;
 console.log(
   `\n${READERS} non-reading clients of ${(PIECES * PIECE_CHARS) / 1e6} MB streamed replies, probe: ${PROBES} sequential /api/chat turns of another key\n`,
 );
-console.log('| phase | plauder RSS | V8 heap used | probe p50 | probe p99 | probe failures |');
-console.log('|---|---|---|---|---|---|');
 console.log(
-  `| no slow readers | ${mb(quietRss)} | ${mb(quietHeap)} | ${ms(quiet.p50)} | ${ms(quiet.p99)} | ${quiet.failures} |`,
+  '| phase | plauder RSS | V8 heap used of total / external | probe p50 | probe p99 | probe max | probe failures |',
+);
+console.log('|---|---|---|---|---|---|---|');
+const memory = ({ heap, total, external }) => `${mb(heap)} of ${mb(total)} / ${mb(external)}`;
+console.log(
+  `| no slow readers | ${mb(quietRss)} | ${memory(quietHeap)} | ${ms(quiet.p50)} | ${ms(quiet.p99)} | ${ms(quiet.max)} | ${quiet.failures} |`,
 );
 console.log(
-  `| ${READERS} slow readers under way | ${mb(Math.max(loadedRss, loadedAfterRss))} (peak ${mb(peakMb)}) | ${mb(loadedHeap)} | ${ms(loaded.p50)} | ${ms(loaded.p99)} | ${loaded.failures} |`,
+  `| ${READERS} slow readers starting (${whileStarting.count} probes) | | | ${ms(whileStarting.p50)} | ${ms(whileStarting.p99)} | ${ms(whileStarting.max)} | ${whileStarting.failures} |`,
 );
-console.log(`| after they left (full GC) | ${mb(afterRss)} | ${mb(afterHeap)} | | | |`);
 console.log(
-  `\nupstream bytes written while the readers read nothing: ${upstreamMb.toFixed(0)} MB of ${((READERS * PIECES * (PIECE_CHARS + 180)) / 1e6).toFixed(0)} MB; upstream requests ${requests.length} (retries included), written whole: ${ended}`,
+  `| ${READERS} slow readers under way | ${mb(Math.max(loadedRss, loadedAfterRss))} (peak ${mb(peakMb)}) | ${memory(loadedHeap)} | ${ms(loaded.p50)} | ${ms(loaded.p99)} | ${ms(loaded.max)} | ${loaded.failures} |`,
+);
+console.log(`| under way, after a full GC | ${mb(heldRss)} | ${memory(heldHeap)} | | | | |`);
+console.log(`| after they left (full GC) | ${mb(afterRss)} | ${memory(afterHeap)} | | | | |`);
+console.log(
+  `\nupstream bytes written while the readers read nothing: ${upstreamMb.toFixed(0)} MB of ${((READERS * PIECES * (PIECE_CHARS + 180)) / 1e6).toFixed(0)} MB; upstream requests ${requests.length} (retries included), written whole: ${ended}; ${slowKeys.length} keys of ${READERS_PER_KEY} readers`,
 );
 
 server.kill('SIGTERM');
@@ -223,6 +251,14 @@ upstream.kill('SIGTERM');
 await new Promise((resolve) => server.once('exit', resolve));
 rmSync(dir, { recursive: true, force: true });
 process.exit(0);
+
+/** Two full collections: the second frees the Buffers' bytes the first found unreachable. */
+async function fullGc() {
+  server.kill('SIGUSR2');
+  await sleep(500);
+  server.kill('SIGUSR2');
+  await sleep(1000);
+}
 
 function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));

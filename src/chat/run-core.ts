@@ -8,7 +8,8 @@
  * whitespace at the start and the end of the reply left out (as `reply()`'s answers are
  * trimmed), so the deltas joined are exactly the reply. A core without `stream` is sent as
  * its reply in one delta. Once the turn has ended (deadline, client gone, stopping) no
- * further delta is passed on, whatever the core still does.
+ * further delta is passed on, whatever the core still does. A streamed reply is kept as its
+ * UTF-8 bytes (src/chat/reply-text.ts), not as a string grown piece by piece.
  */
 import {
   type CoreAdapter,
@@ -26,13 +27,15 @@ import {
   type WireMessage,
 } from '../core/core-adapter.js';
 import { Cancellation, type CancelSignal } from '../util/cancellation.js';
+import { type HeldReply, ReplyText } from './reply-text.js';
 
 export type CoreFailureCode = 'internal_error' | 'core_unavailable' | 'core_timeout';
 
 export type CoreResult =
   | {
       readonly ok: true;
-      readonly reply: string;
+      /** A core's string, or a streamed reply's bytes. */
+      readonly reply: HeldReply;
       readonly usage: TokenUsage | undefined;
       /** How the answer ended when it was more than text (tool calls, a length stop). */
       readonly finish: CoreFinish | undefined;
@@ -184,9 +187,13 @@ export async function runCore(
 type TurnCoreRequest = Omit<CoreRequest, 'signal'>;
 
 /** The core's answer before the usage it reported is added. */
-type Asked = Exclude<CoreResult, { ok: true }> | { readonly ok: true; readonly reply: string };
+type Failed = Exclude<CoreResult, { ok: true }>;
+type Asked = Failed | { readonly ok: true; readonly reply: HeldReply };
 
-async function ask(core: CoreAdapter, call: CoreCall): Promise<Asked> {
+async function ask(
+  core: CoreAdapter,
+  call: CoreCall,
+): Promise<Failed | { readonly ok: true; readonly reply: string }> {
   try {
     const reply = await core.reply(call);
     if (typeof reply !== 'string') return emptyReply();
@@ -248,8 +255,8 @@ async function askStreamed(
   const toolCalls = calls?.calls() ?? [];
   if (toolCalls.length > 0) call.onFinish({ reason: reason ?? 'tool_calls', toolCalls });
   else if (reason !== undefined && reason !== 'stop') call.onFinish({ reason });
-  const reply = trimmer.text();
-  return reply === '' && toolCalls.length === 0 ? emptyReply() : { ok: true, reply };
+  const reply = trimmer.text;
+  return reply.byteLength === 0 && toolCalls.length === 0 ? emptyReply() : { ok: true, reply };
 }
 
 /**
@@ -295,7 +302,7 @@ class ToolCallCollector {
 function createTrimmer(pass: (text: string) => void | Promise<void>) {
   let started = false;
   let held = '';
-  let text = '';
+  const text = new ReplyText();
   return {
     push(piece: string): void | Promise<void> {
       let rest = piece;
@@ -309,10 +316,10 @@ function createTrimmer(pass: (text: string) => void | Promise<void>) {
       held = joined.slice(end);
       const out = joined.slice(0, end);
       if (out === '') return;
-      text += out;
+      text.append(out);
       return pass(out);
     },
-    text: () => text,
+    text,
   };
 }
 
@@ -370,12 +377,12 @@ class CoreCall implements CoreRequest {
   }
 }
 
-function emptyReply(): Asked {
+function emptyReply(): Failed {
   const cause = new CoreError('core_unavailable', 'core returned an empty reply');
   return { ok: false, code: 'core_unavailable', cause };
 }
 
-function failure(error: unknown): Asked {
+function failure(error: unknown): Failed {
   const code = error instanceof CoreError ? error.code : 'internal_error';
   return { ok: false, code, cause: error };
 }

@@ -45,6 +45,7 @@ import type { OpenSession, Recorded } from '../sessions/session-service.js';
 import type { Writes } from '../storage/unit-of-work.js';
 import type { CancelSignal } from '../util/cancellation.js';
 import { CoreSlots, KeyPlaces, type Place, type Waited } from './fair-share.js';
+import { type HeldReply, type ReplyText, replyString } from './reply-text.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
 
@@ -164,6 +165,11 @@ export type TurnDecision =
   | ({
       readonly kind: 'reply';
       readonly reply: string;
+      /**
+       * A streamed reply's UTF-8 bytes, which `reply` decodes afresh at each reading: a door
+       * that repeats the reply in its stream writes it from these (src/chat/reply-text.ts).
+       */
+      readonly replyText?: ReplyText;
       readonly quota: QuotaState;
       /** The core's token counts, or an estimate (src/chat/token-estimate.ts). */
       readonly usage: TokenUsage;
@@ -475,6 +481,10 @@ export function createTakeTurn(
     };
     if (!result.ok) {
       if (result.code === 'client_closed') return gone();
+      // A part of the reply reached the client: a failure after it (upstream error, reply
+      // cap, deadline) still counts once, nothing stored or kept (docs/contract.md,
+      // "Streamed replies").
+      if (delivery?.delivered) return { kind: 'failed', code: result.code, cause: result.cause };
       return failed({ kind: 'failed', code: result.code, cause: result.cause });
     }
     // The client left while the core finished.
@@ -490,16 +500,18 @@ export function createTakeTurn(
       return estimated;
     };
     const record = async (): Promise<Recorded | 'fenced'> => {
+      // Decoded for the seal only: a streamed reply stays held as bytes.
+      const text = claim || session || input.keepWith ? replyString(reply) : '';
       const outcome = (): KeptOutcome => ({
         kind: 'reply',
-        reply,
+        reply: text,
         language,
         usage: usage(),
         ...(finish === undefined ? {} : { finish }),
         ...stamp,
       });
       const kept = together(claim?.keep(outcome()), input.keepWith?.(decision));
-      const turn = storedTurn(request, reply, language, finish);
+      const turn = storedTurn(request, text, language, finish);
       const stored = session ? await session.record(turn, clock(), kept) : 'off';
       if (stored === 'stored') return stored;
       // Kept on its own; false when another attempt took the claim over (see below).
@@ -624,9 +636,10 @@ class ReplyDecision {
   sessionTruncated = false;
   readonly turnId: string;
   readonly createdAt: number;
+  readonly replyText: ReplyText | undefined;
 
   constructor(
-    readonly reply: string,
+    private readonly text: HeldReply,
     readonly quota: QuotaState,
     stamp: TurnStamp,
     private readonly countUsage: () => TokenUsage,
@@ -634,6 +647,11 @@ class ReplyDecision {
   ) {
     this.turnId = stamp.turnId;
     this.createdAt = stamp.createdAt;
+    this.replyText = typeof text === 'string' ? undefined : text;
+  }
+
+  get reply(): string {
+    return replyString(this.text);
   }
 
   get usage(): TokenUsage {

@@ -9,12 +9,13 @@
  */
 import type { CoreRequest, TokenUsage } from '../core/core-adapter.js';
 import { codePointLength } from '../util/code-points.js';
+import type { HeldReply } from './reply-text.js';
 
 const CHARACTERS_PER_TOKEN = 4;
 
 type Prompt = Pick<CoreRequest, 'message' | 'history' | 'instructions'>;
 
-export function estimateUsage(prompt: Prompt | undefined, reply: string): TokenUsage {
+export function estimateUsage(prompt: Prompt | undefined, reply: HeldReply): TokenUsage {
   let promptTokens = 0;
   if (prompt !== undefined) {
     promptTokens += estimateTokens(prompt.message);
@@ -23,10 +24,15 @@ export function estimateUsage(prompt: Prompt | undefined, reply: string): TokenU
       promptTokens += estimateTokens(turn.message) + estimateTokens(turn.reply);
     }
   }
-  return { promptTokens, completionTokens: estimateTokens(reply) };
+  const replyCodePoints = typeof reply === 'string' ? codePointLength(reply) : reply.codePoints();
+  return { promptTokens, completionTokens: tokensOf(replyCodePoints) };
 }
 
 function estimateTokens(text: string): number {
-  if (text.length === 0) return 0;
-  return Math.max(1, Math.ceil(codePointLength(text) / CHARACTERS_PER_TOKEN));
+  return tokensOf(codePointLength(text));
+}
+
+function tokensOf(codePoints: number): number {
+  if (codePoints === 0) return 0;
+  return Math.max(1, Math.ceil(codePoints / CHARACTERS_PER_TOKEN));
 }

@@ -26,8 +26,11 @@
  * Backpressure (docs/contract.md, "Streamed replies"): once the socket holds its high-water
  * mark of unsent bytes, `ready()` gives a promise that the turn awaits before it takes the
  * next piece from the core, so a client that reads slowly slows the upstream down instead of
- * filling plauder's memory. A client that reads nothing for `stallMs` is cut off (its socket
- * destroyed): the turn then ends as a hang-up.
+ * filling plauder's memory. A long event (`done`, which repeats the reply) is written piece
+ * by piece, each after the client has read the one before (`sendPieces`). While plauder
+ * waits for the client, a client that takes nothing of what is waiting for `stallMs` is cut
+ * off (its socket destroyed): the turn then ends as a hang-up. One that still reads, however
+ * slowly, is not: what counts is progress, not the time since the wait began.
  */
 import type { FastifyReply } from 'fastify';
 
@@ -37,6 +40,12 @@ export interface EventStream {
    * leaves at the end of this turn of the event loop, with whatever was held before it.
    */
   send(data: string, name?: string): void;
+  /**
+   * An event whose data is `pieces` joined (no line break in any), written piece by piece,
+   * each once the client has read what came before; settles once the last is written or the
+   * client has gone.
+   */
+  sendPieces(name: string, pieces: Iterable<string>): Promise<void>;
   /**
    * An event that opens the stream and may wait for the first `send` (at most
    * `OPENING_HOLD_MS`), e.g. `/v1`'s role chunk: it then leaves in the same packet. Named
@@ -69,6 +78,12 @@ const OPENING_HOLD_MS = 20;
 /** How long a client may read nothing of a stream that waits for it before it is cut off. */
 const DEFAULT_STALL_MS = 30_000;
 
+/** A long event's pieces are written once they add up to this many characters. */
+const PIECE_WRITE_CHARS = 16 * 1024;
+
+/** How often a stream that waits for its client looks whether the client took anything. */
+const STALL_CHECK_MS = 1_000;
+
 export function openEventStream(
   reply: FastifyReply,
   headers: Readonly<Record<string, string>>,
@@ -89,10 +104,10 @@ class SseWriter implements EventStream {
   private hold: NodeJS.Timeout | undefined;
   /** The first event (of the reply, not the opening) has been sent. */
   private sentFirst = false;
-  /** While the socket is full: the promise `ready()` gives, its settling, the stall timer. */
-  private waiting:
-    | { promise: Promise<void>; settle: () => void; stall: NodeJS.Timeout }
-    | undefined;
+  /** While the socket is full: the promise `ready()` gives, its settling, the stall watch. */
+  private waiting: { promise: Promise<void>; settle: () => void; stall: StallWatch } | undefined;
+  /** A long event is being written: no ping may come between its pieces. */
+  private inEvent = false;
 
   constructor(
     reply: FastifyReply,
@@ -103,7 +118,7 @@ class SseWriter implements EventStream {
     this.raw = reply.raw;
     // A full socket needs no ping: the client has data it has not read yet.
     this.ping = setInterval(() => {
-      if (!this.raw.writableNeedDrain) this.write(': ping\n\n');
+      if (!this.raw.writableNeedDrain && !this.inEvent) this.write(': ping\n\n');
     }, pingMs);
     this.ping.unref();
     this.raw.once('close', () => this.close());
@@ -136,8 +151,7 @@ class SseWriter implements EventStream {
     const promise = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    // The socket is destroyed, not ended: its unsent bytes go with it, and 'close' follows.
-    const stall = setTimeout(() => this.raw.destroy(), this.stallMs);
+    const stall = watchStall(this.raw, this.stallMs);
     this.waiting = { promise, settle, stall };
     this.raw.once('drain', this.drained);
     return promise;
@@ -147,13 +161,40 @@ class SseWriter implements EventStream {
     const waiting = this.waiting;
     if (!waiting) return;
     this.waiting = undefined;
-    clearTimeout(waiting.stall);
+    waiting.stall.stop();
     this.raw.off('drain', this.drained);
     waiting.settle();
   };
 
   send(data: string, name?: string): void {
     this.write(name === undefined ? `data: ${data}\n\n` : `event: ${name}\ndata: ${data}\n\n`);
+    this.sent();
+  }
+
+  async sendPieces(name: string, pieces: Iterable<string>): Promise<void> {
+    this.inEvent = true;
+    try {
+      // Small pieces are joined: each write is a chunk of its own on the wire.
+      let pending = `event: ${name}\ndata: `;
+      for (const piece of pieces) {
+        // The client has gone: the rest of the event is not even made.
+        if (this.isClosed) return;
+        pending += piece;
+        if (pending.length < PIECE_WRITE_CHARS) continue;
+        this.write(pending);
+        pending = '';
+        const waiting = this.ready();
+        if (waiting) await waiting;
+      }
+      this.write(`${pending}\n\n`);
+      this.sent();
+    } finally {
+      this.inEvent = false;
+    }
+  }
+
+  /** An event was written: the first one leaves at once. */
+  private sent(): void {
     // The first event leaves at once, with what was held before it: whatever else this
     // turn of the event loop still does (an upstream that sent its whole answer in one
     // packet is read to its end) would otherwise delay the first token.
@@ -175,8 +216,8 @@ class SseWriter implements EventStream {
     this.raw.end();
     // The last events may still wait for a client that reads nothing: it is cut off too.
     if (!this.raw.writableNeedDrain) return;
-    const stall = setTimeout(() => this.raw.destroy(), this.stallMs);
-    const clear = () => clearTimeout(stall);
+    const stall = watchStall(this.raw, this.stallMs);
+    const clear = () => stall.stop();
     this.raw.once('finish', clear);
     this.raw.once('close', clear);
   }
@@ -206,6 +247,48 @@ class SseWriter implements EventStream {
     this.raw.write(text);
     this.ping.refresh();
   }
+}
+
+interface StallWatch {
+  stop(): void;
+}
+
+/**
+ * Cuts the client off once it has taken nothing of the unsent bytes for `stallMs` (within
+ * `STALL_CHECK_MS` after): progress is the unsent bytes going down, in Node's buffer or in
+ * libuv's queue below it. The socket is destroyed, not ended: its unsent bytes go with it,
+ * and 'close' follows.
+ */
+function watchStall(raw: FastifyReply['raw'], stallMs: number): StallWatch {
+  let last = unsent(raw);
+  let lastProgress = performance.now();
+  const timer = setInterval(
+    () => {
+      const now = unsent(raw);
+      if (now.buffered < last.buffered || now.queued < last.queued)
+        lastProgress = performance.now();
+      last = now;
+      if (performance.now() - lastProgress >= stallMs) {
+        clearInterval(timer);
+        raw.destroy();
+      }
+    },
+    Math.min(STALL_CHECK_MS, Math.ceil(stallMs / 4)),
+  );
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * The bytes not yet taken by the kernel: those in Node's buffers (they go down when a whole
+ * write has left), and those of the write under way in libuv's queue, which go down as the
+ * kernel takes part of it (a slow client reading a long event). Node shows the latter only
+ * on the socket's handle (`writeQueueSize`, read live from libuv).
+ */
+function unsent(raw: FastifyReply['raw']): { buffered: number; queued: number } {
+  const handle = (raw.socket as { _handle?: { writeQueueSize?: unknown } } | null)?._handle;
+  const queued = typeof handle?.writeQueueSize === 'number' ? handle.writeQueueSize : 0;
+  return { buffered: raw.writableLength, queued };
 }
 
 /** Whether an `Accept` header asks for `text/event-stream`. */

@@ -22,12 +22,12 @@ interface DoorEvents {
   delta(text: string): void;
   /** Tool-call deltas; a door without it leaves them out (and they deliver nothing). */
   toolCalls?(deltas: readonly JsonObject[]): void;
-  /** The events that end a reply. */
-  done(decision: Reply): void;
+  /** The events that end a reply; a promise while a long one waits for the client. */
+  done(decision: Reply): void | Promise<void>;
   /** The event that ends the stream with an error. */
   error(code: ErrorCode, requestId: string): void;
-  /** What a kept reply replays before `done`. */
-  replay(decision: Reply): void;
+  /** What a kept reply replays before `done`; a promise as for `done`. */
+  replay(decision: Reply): void | Promise<void>;
 }
 
 /** A door's events on a stream just opened; it writes what opens it (e.g. `/v1`'s role chunk). */
@@ -95,7 +95,7 @@ class SseTurnStream implements TurnEventStream {
       // rest, so a client that reads nothing holds no more of it (docs/streaming.md, "Slow
       // readers").
       await this.opened.events.ready();
-      finishStream(this.opened.door, decision, request);
+      await finishStream(this.opened.door, decision, request);
       this.opened.events.end();
     }
     return this.reply;
@@ -103,12 +103,15 @@ class SseTurnStream implements TurnEventStream {
 }
 
 /** The one mapping of a decision, after the stream began, to the door's end events. */
-function finishStream(door: DoorEvents, decision: TurnDecision, request: FastifyRequest) {
+function finishStream(
+  door: DoorEvents,
+  decision: TurnDecision,
+  request: FastifyRequest,
+): void | Promise<void> {
   request.chatOutcome = decision.kind === 'soft_error' ? decision.code : decision.kind;
   switch (decision.kind) {
     case 'reply':
-      door.done(decision);
-      break;
+      return door.done(decision);
     case 'failed':
       request.log.error(
         { error: safeError(decision.cause), code: decision.code },
@@ -137,19 +140,23 @@ function finishStream(door: DoorEvents, decision: TurnDecision, request: Fastify
   }
 }
 
-/** A kept reply replayed to a client that asked for a stream, as the door replays it. */
-export function replayStream(
+/**
+ * A kept reply replayed to a client that asked for a stream, as the door replays it; a long
+ * one waits for the client as a live stream does.
+ */
+export async function replayStream(
   decision: Reply,
   reply: FastifyReply,
   door: StreamDoor,
   times: StreamTimes,
-): FastifyReply {
+): Promise<FastifyReply> {
   const headers = rateLimitHeaders(decision.quota);
   if (decision.replayed) headers['idempotent-replayed'] = 'true';
   const events = openEventStream(reply, headers, times.pingMs, times.stallMs);
   const writer = door(events, decision);
-  writer.replay(decision);
-  writer.done(decision);
+  await writer.replay(decision);
+  await events.ready();
+  await writer.done(decision);
   events.end();
   return reply;
 }

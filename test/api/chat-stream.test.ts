@@ -1,7 +1,8 @@
 /**
  * Streamed replies on /api/chat and /api/chat-en (docs/contract.md, "Streamed replies"), read with a real SSE parser:
  * the events and headers of a stream, every decision before the core answered exactly as
- * without streaming, the error event after a failure (refunded, nothing stored), pings,
+ * without streaming, the error event after a failure (refunded before any delta, counted
+ * once after one; nothing stored), pings,
  * counting once at done, idempotent replays as a stream, and a client leaving mid-stream
  * (a real upstream process sees its request aborted).
  */
@@ -182,7 +183,7 @@ describe('when the core fails after the stream began', () => {
     expect(await s.services.sessions.read(id, 'fails', Date.now())).toBeUndefined();
   });
 
-  test('an upstream that breaks off mid-stream: the deltas so far, then error; refunded', async ({
+  test('an upstream that breaks off mid-stream: the deltas so far, then error; counted once', async ({
     serve,
     upstream: up,
   }) => {
@@ -194,7 +195,8 @@ describe('when the core fails after the stream began', () => {
     expect(answer.events.map((e) => e.event)).toEqual(['delta', 'delta', 'error']);
     expect(replyOf(answer).joined).toBe('Es war');
     expect(JSON.parse(answer.events[2]?.data ?? '').error.code).toBe('core_unavailable');
-    expect(await used(s, id)).toBe(0);
+    // The deltas reached the client: the failure does not make them free.
+    expect(await used(s, id)).toBe(1);
   });
 });
 

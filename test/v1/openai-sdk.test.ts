@@ -257,7 +257,7 @@ describe('a streamed completion', () => {
     expect(usage).toEqual({ prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 });
   });
 
-  test('raises an APIError when the core fails mid-stream; refunded', async ({
+  test('raises an APIError when the core fails mid-stream; counted once, the part was delivered', async ({
     server,
     upstream: up,
   }) => {
@@ -277,7 +277,7 @@ describe('a streamed completion', () => {
     );
     expect(texts.join('')).toBe('Ahoy');
     expect(error.error).toMatchObject({ code: 'core_unavailable', type: 'server_error' });
-    expect(await used(s, id)).toBe(0);
+    expect(await used(s, id)).toBe(1);
   });
 });
 

@@ -122,6 +122,7 @@ function readTurn(
     language,
   );
   const sessionId = readSessionHeader(sessionHeader);
+  refuseUnansweredTools(body.messages as readonly Json[], sessionId !== undefined);
   const gatewayOnly = parameterNeeds ?? needs;
   return {
     ok: true,
@@ -443,6 +444,39 @@ function historyOf(messages: readonly ReadMessage[], language: Language): Turn[]
   }
   if (run.length > 0) close(undefined);
   return history.filter((turn) => turn.message !== '' || turn.reply !== '' || turn.wire);
+}
+
+/**
+ * A `tool` message must answer a call of the assistant message before it (only other tool
+ * messages between them), as OpenAI requires: an upstream refuses the request otherwise,
+ * which would be a 500 after the turn was reserved, so it is refused here by name, on every
+ * core. With `X-Session-Id`, tool messages before the body's first assistant message may
+ * answer the calls of the stored session's last turn (docs/openai.md, "Memory"): the body
+ * cannot show those calls. Runs on messages `readMessages` has checked.
+ */
+function refuseUnansweredTools(messages: readonly Json[], session: boolean): void {
+  /** The ids a tool message may answer now; undefined before any user or assistant message. */
+  let calls: ReadonlySet<unknown> | undefined;
+  messages.forEach((message, i) => {
+    if (message.role === 'system' || message.role === 'developer') return;
+    if (message.role === 'assistant') {
+      const toolCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as Json[]) : [];
+      calls = new Set(toolCalls.map((call) => call.id));
+      return;
+    }
+    if (message.role !== 'tool') {
+      // A user message: no tool message may follow until the next assistant message.
+      calls = new Set();
+      return;
+    }
+    if (calls === undefined ? session : calls.has(message.tool_call_id)) return;
+    const at = `messages[${i}]`;
+    throw refuse(
+      'message_invalid',
+      at,
+      `${at} answers no tool call: a tool message must follow the assistant message whose tool_calls hold its tool_call_id.`,
+    );
+  });
 }
 
 function readMessage(message: unknown, at: string): ReadMessage {

@@ -332,6 +332,9 @@ describe('a decision as an Anthropic answer', () => {
     const stream: EventStream = {
       send: (data, name) => events.push([name, JSON.parse(data)]),
       open: (data, name) => events.push([name, JSON.parse(data)]),
+      sendPieces: async (name, pieces) => {
+        events.push([name, JSON.parse([...pieces].join(''))]);
+      },
       end: () => {},
       closed: false,
       ready: () => undefined,

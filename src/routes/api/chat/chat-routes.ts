@@ -13,6 +13,7 @@
  * without streaming.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { jsonStringPieces, type ReplyText } from '../../../chat/reply-text.js';
 import type { TakeTurn, TurnDecision, TurnRequest } from '../../../chat/take-turn.js';
 import type { Language } from '../../../core/core-adapter.js';
 import { errorBody } from '../../../errors/api-error.js';
@@ -114,13 +115,27 @@ async function handleChat(
   return render(decision, endpoint.language, request, reply);
 }
 
-/** The events of a streamed chat reply; a kept reply replays as one delta. */
+/**
+ * The events of a streamed chat reply; a kept reply replays as one delta. `done` repeats the
+ * whole reply: it is written from the reply as it is held (a streamed one as its bytes), in
+ * pieces that each wait for the client (docs/streaming.md, "Slow readers").
+ */
 const chatEvents: StreamDoor = (events) => ({
   delta: (text) => events.send(JSON.stringify({ text }), 'delta'),
-  done: ({ reply }) => events.send(JSON.stringify({ reply }), 'done'),
+  done: (decision) => events.sendPieces('done', jsonObjectPieces('reply', decision)),
   error: (code, requestId) => events.send(JSON.stringify(errorBody(code, requestId)), 'error'),
-  replay: ({ reply }) => events.send(JSON.stringify({ text: reply }), 'delta'),
+  replay: (decision) => events.sendPieces('delta', jsonObjectPieces('text', decision)),
 });
+
+/** `{"<field>": <the reply>}` in pieces. */
+function* jsonObjectPieces(
+  field: 'reply' | 'text',
+  decision: { readonly reply: string; readonly replyText?: ReplyText },
+): Generator<string> {
+  yield `{"${field}":`;
+  yield* jsonStringPieces(decision.replyText ?? decision.reply);
+  yield '}';
+}
 
 /** The body's fields (rows 4-8) and whether a stream was asked for, from one parse. */
 function readChatBody(
