@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect } from 'vitest';
 import { openAiEnv, test } from '../helpers/fixtures.js';
 import { until } from '../helpers/sse.js';
-import { chat, type TestServer } from '../helpers/test-server.js';
+import { chat, http, type TestServer } from '../helpers/test-server.js';
 
 const used = (s: TestServer, id: string) =>
   s.services.usage.used(id, s.services.quota.monthOf(Date.now()).month);
@@ -75,5 +75,37 @@ describe('a JSON answer that was not written whole', () => {
     const whole = await chat(s, key, { message: 'kurz' });
     expect(whole.status).toBe(200);
     expect(await used(s, id)).toBe(1);
+  });
+
+  test("holds its key's place until it is over: a key with one place has its next turn wait for the unread answer", async ({
+    serve,
+    upstream,
+  }) => {
+    // One place per key, and a session that holds the large turn (see above).
+    const s = await serve({
+      env: openAiEnv(upstream, {
+        PLAUDER_PLANS: 'standard=1000+1/concurrent',
+        PLAUDER_SESSION_MAX_BYTES: '8388608',
+      }),
+    });
+    const { id, key } = await s.createKey();
+    await upstream.script({ content: 'a'.repeat(3_500_000) });
+    const client = nonReadingClient(s.url, key, { message: 'lang', sessionId: 'gross' });
+    await client.sent();
+    await until(
+      async () =>
+        (await s.services.sessions.read(id, 'gross', Date.now()))?.length ? true : undefined,
+      'the turn stored',
+    );
+    // The core is done and the answer decided, but not handed over: the next turn waits.
+    const next = chat(s, key, { message: 'kurz' });
+    await until(async () => {
+      const metrics = await http(`${s.url}/metrics`);
+      return /^plauder_turns_waiting 1$/m.test(metrics.text) || undefined;
+    }, 'the next turn waits');
+    expect((await upstream.received()).requests).toHaveLength(1);
+    await client.leave();
+    expect((await next).status).toBe(200);
+    expect((await upstream.received()).requests).toHaveLength(2);
   });
 });
