@@ -162,7 +162,7 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
   const observe = (request: FastifyRequest, reply: FastifyReply, status: number) => {
     const matched = request.routeOptions.url;
     const route = matched ?? unmatchedRoute(request);
-    const label = matched ?? unmatchedLabel(request, unmatchedLabels);
+    const label = matched ?? unmatchedLabel(route, unmatchedLabels);
     metrics.requests.answered(label, request.method, status, reply.elapsedTime / 1000);
     const outcome = request.chatOutcome ?? request.errorCode;
     // An MCP request is a turn when it called the tool `chat` (and so has an outcome).
@@ -210,31 +210,27 @@ function installCommonHooks(app: FastifyInstance, metrics: Metrics, closing: () 
 }
 
 /**
- * The route of a request no route matched, for its log line: the method and the path, without
- * its query string, cut to 64 characters, with anything shaped like a key blanked, so an
- * operator sees which APIs clients ask for (docs/api.md, "Unknown routes").
+ * The route of a request no route matched, for its log line and metrics: the method and the
+ * path's first segment, or its first two under an API prefix, without the query string and cut
+ * to 64 characters (e.g. `unmatched POST /v1/embeddings`), so an operator sees which APIs clients
+ * ask for (docs/api.md). Never more of the path: deeper segments carry session and response ids.
  */
 function unmatchedRoute(request: FastifyRequest): string {
-  const path = (request.url.split('?')[0] ?? '').replace(/plauder_\w*/g, 'plauder_…').slice(0, 64);
+  const [first = '', second] = (request.url.split('?')[0] ?? '').split('/').slice(1, 3);
+  const segments = second !== undefined && API_PREFIXES.has(first) ? [first, second] : [first];
+  const path = `/${segments.join('/')}`.replace(/plauder_\w*/g, 'plauder_…').slice(0, 64);
   return `unmatched ${request.method} ${path}`;
 }
 
 /**
- * The metrics' label of such a request: the method and the path's first segment, or its first
- * two under an API prefix (the API asked for, e.g. `unmatched POST /v1/embeddings`, never an
- * id further down), for the
- * first `UNMATCHED_LABELS` of them; later ones share `unmatched`, so clients cannot grow the
- * metrics without bound.
+ * The metrics take the first `UNMATCHED_LABELS` unmatched routes as labels of their own; later
+ * ones share `unmatched`, so clients cannot grow the metrics without bound.
  */
-function unmatchedLabel(request: FastifyRequest, seen: Set<string>): string {
-  const [first = '', second] = (request.url.split('?')[0] ?? '').split('/').slice(1, 3);
-  const segments = second !== undefined && API_PREFIXES.has(first) ? [first, second] : [first];
-  const path = `/${segments.join('/')}`.replace(/plauder_\w*/g, 'plauder_…').slice(0, 64);
-  const label = `unmatched ${request.method} ${path}`;
-  if (seen.has(label)) return label;
+function unmatchedLabel(route: string, seen: Set<string>): string {
+  if (seen.has(route)) return route;
   if (seen.size >= UNMATCHED_LABELS) return 'unmatched';
-  seen.add(label);
-  return label;
+  seen.add(route);
+  return route;
 }
 
 const UNMATCHED_LABELS = 100;

@@ -96,9 +96,11 @@ export function readCompletionTurn(
   language: Language,
   sessionHeader: string | string[] | undefined,
   messageMaxChars: number,
+  /** True when a stored conversation supplies the history (Responses' previous_response_id). */
+  storedHistory = false,
 ): TurnRequest {
   try {
-    return readTurn(body, language, sessionHeader, messageMaxChars);
+    return readTurn(body, language, sessionHeader, messageMaxChars, storedHistory);
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     return { ok: false, code: error.code, detail: error.detail };
@@ -110,6 +112,7 @@ function readTurn(
   language: Language,
   sessionHeader: string | string[] | undefined,
   messageMaxChars: number,
+  storedHistory = false,
 ): TurnRequest {
   readModel(body.model);
   refuseUnsupported(body);
@@ -122,7 +125,8 @@ function readTurn(
     language,
   );
   const sessionId = readSessionHeader(sessionHeader);
-  refuseUnansweredTools(body.messages as readonly Json[], sessionId !== undefined);
+  // Leading tool messages may answer calls of a stored history (X-Session-Id, a previous response).
+  refuseUnansweredTools(body.messages as readonly Json[], sessionId !== undefined || storedHistory);
   const gatewayOnly = parameterNeeds ?? needs;
   return {
     ok: true,

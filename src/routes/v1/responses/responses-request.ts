@@ -143,7 +143,13 @@ export function turnOf(
   const { sessionId, history } = context;
   // With X-Session-Id the stored session is the history, as on /v1/chat/completions.
   const header = sessionId === undefined ? context.sessionHeader : undefined;
-  const read = readCompletionTurn(translated.body, language, header, context.messageMaxChars);
+  const read = readCompletionTurn(
+    translated.body,
+    language,
+    header,
+    context.messageMaxChars,
+    sessionId !== undefined,
+  );
   if (!read.ok) return { ...read, ...renamed(read.detail, translated.sources) };
   const turn =
     read.gatewayOnly === undefined
