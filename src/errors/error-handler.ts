@@ -94,7 +94,11 @@ export function clientErrorHandler(
 
 const STATUS_LINES = { bad_request: '400 Bad Request', request_timeout: '408 Request Timeout' };
 
-function toApiError(error: FastifyError | ApiError): ApiError {
+/**
+ * The one mapping of an error the framework raised (a body too large, bad JSON framing, a
+ * route's 404) to a code of the closed list; every door renders the code in its own shape.
+ */
+export function toApiError(error: FastifyError | ApiError): ApiError {
   if (error instanceof ApiError) return error;
   const status = error.statusCode ?? 500;
   let code: ErrorCode = 'internal_error';

@@ -195,6 +195,19 @@ describe('fair share per key: a turn beyond its places waits', () => {
     expect(await usedOf(server, a.id)).toBe(before + 1);
   });
 
+  test('a soft error is answered at once, without waiting for a place (row 5 before row 8a)', async ({
+    server,
+    upstream,
+  }) => {
+    const a = await server.createKey({ plan: 'single' });
+    const held = await holdStreams(server, upstream, a.key, 1);
+    const soft = await http(`${server.url}/api/chat`, { key: a.key, body: { message: '  ' } });
+    expect(soft.status).toBe(200);
+    expect(soft.json.error.code).toBe('message_missing');
+    expect(await waitersOf(server)).toBe(0);
+    await releaseAll(upstream, held);
+  });
+
   test('a used-up month is refused at once, without waiting for a place', async ({
     server,
     upstream,

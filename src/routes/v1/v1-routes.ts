@@ -9,8 +9,9 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TakeTurn, TurnDecision } from '../../chat/take-turn.js';
-import { ApiError } from '../../errors/api-error.js';
+import type { ApiError } from '../../errors/api-error.js';
 import { ERROR_MESSAGES, type ErrorCode, SOFT_ERROR_CODES } from '../../errors/error-codes.js';
+import { toApiError } from '../../errors/error-handler.js';
 import { safeError } from '../../errors/safe-error.js';
 import { rateLimitHeaders } from '../../quota/quota-service.js';
 import type { AppDeps } from '../../services.js';
@@ -277,7 +278,7 @@ function render(
 
 /** Every error under `/v1` in OpenAI's shape, with the headers of the contract. */
 function renderError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
-  const apiError = error instanceof ApiError ? error : fromFramework(error);
+  const apiError = toApiError(error);
   if (apiError.statusCode >= 500) {
     request.log.error(
       { error: safeError(apiError.cause ?? error), code: apiError.code },
@@ -292,13 +293,4 @@ function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode
   request.errorCode = code;
   const { status, body } = openAiErrorOf(code);
   return reply.code(status).send(body);
-}
-
-function fromFramework(error: FastifyError): ApiError {
-  const status = error.statusCode ?? 500;
-  let code: ErrorCode = 'internal_error';
-  if (status === 413) code = 'payload_too_large';
-  else if (status === 404) code = 'not_found';
-  else if (status >= 400 && status < 500) code = 'bad_request';
-  return Object.assign(new ApiError(code), { cause: error });
 }

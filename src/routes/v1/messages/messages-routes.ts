@@ -20,6 +20,7 @@ import {
   SOFT_ERROR_CODES,
   type SoftErrorCode,
 } from '../../../errors/error-codes.js';
+import { toApiError } from '../../../errors/error-handler.js';
 import { safeError } from '../../../errors/safe-error.js';
 import { rateLimitHeaders } from '../../../quota/quota-service.js';
 import type { AppDeps, Services } from '../../../services.js';
@@ -267,7 +268,7 @@ export async function anthropicModels(
 
 /** Every error of the door in Anthropic's shape, with the headers of the contract. */
 function renderError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
-  const apiError = error instanceof ApiError ? error : fromFramework(error);
+  const apiError = toApiError(error);
   if (apiError.statusCode >= 500) {
     request.log.error(
       { error: safeError(apiError.cause ?? error), code: apiError.code },
@@ -282,13 +283,4 @@ function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode
   request.errorCode = code;
   const { status, body } = anthropicErrorOf(code, request.id);
   return reply.code(status).send(body satisfies AnthropicError);
-}
-
-function fromFramework(error: FastifyError): ApiError {
-  const status = error.statusCode ?? 500;
-  let code: ErrorCode = 'internal_error';
-  if (status === 413) code = 'payload_too_large';
-  else if (status === 404) code = 'not_found';
-  else if (status >= 400 && status < 500) code = 'bad_request';
-  return Object.assign(new ApiError(code), { cause: error });
 }
