@@ -35,7 +35,7 @@ export interface BuiltinCoreOptions {
 export const DEFAULT_KNOWLEDGE_PATH = fileURLToPath(
   new URL('../../../knowledge/plauder.kb', import.meta.url),
 );
-export const DEFAULT_CONFIDENCE_THRESHOLD = 0.5;
+export const DEFAULT_CONFIDENCE_THRESHOLD = 0.4;
 
 /** Whether `value` is a usable confidence threshold. */
 export function isValidThreshold(value: number): boolean {
