@@ -4,20 +4,19 @@
  * and decides what to do with the result: answer, ask which of two entries is meant, or
  * admit not knowing.
  *
- * Follow-up resolution is general, not a list of special cases. The dialogue state gives
- * the query of the previous question (its words are carried over at `CARRY_WEIGHT`, so
- * they complete but do not outweigh the new message) and the entries answered last (the
- * topic). The combined reading, in which entries related to the topic are preferred, is
- * used
+ * Follow-up resolution is a re-query, not a list of special cases: the dialogue state gives
+ * the query of the previous question, whose words are carried over at `CARRY_WEIGHT` (so
+ * they complete but do not outweigh the new message), and the entries answered last (the
+ * topic). The combined reading is used
  * - when the message opens like a follow-up ("und ...", "and ...", "what about ...") or
  *   is short, and the combined reading is confident, or
  * - when the message alone is not confident but the combined reading is, or
  * - to break a tie between equally good entries for the message alone.
  * The chosen entry must always match a word of the new message itself.
  *
- * Decision: an entry answers when its confidence reaches the threshold, or when it
- * reaches `UNSURE_FACTOR` of it and clearly beats the next entry; two entries close to
- * each other in that band make a clarifying question; below it, nothing fits.
+ * Decision (knowledge/README.md, "Threshold"): the best entry answers when its confidence
+ * reaches the threshold and the second is not `CLOSE` to it; two close entries make a
+ * clarifying question; below the threshold, nothing fits.
  */
 import {
   ATTRIBUTE_IN_ANSWER,
