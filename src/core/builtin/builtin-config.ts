@@ -4,7 +4,7 @@
  * - `PLAUDER_KNOWLEDGE`: path of the knowledge-base file (relative paths from the working
  *   directory); default: the shipped sample `knowledge/plauder.kb` of the package.
  * - `PLAUDER_BUILTIN_THRESHOLD`: the confidence (0 < t ≤ 1) an answer needs; below it the
- *   core says it does not know (or, close below it, asks which topic is meant). Default 0.5.
+ *   core says it does not know. Default 0.4 (knowledge/README.md, "Threshold").
  * - the service's facts the answers quote (plans, time zone, retention, ...): from the
  *   same variables as the rest of the configuration (`service-facts.ts`).
  */
@@ -35,7 +35,7 @@ export interface BuiltinCoreOptions {
 export const DEFAULT_KNOWLEDGE_PATH = fileURLToPath(
   new URL('../../../knowledge/plauder.kb', import.meta.url),
 );
-export const DEFAULT_CONFIDENCE_THRESHOLD = 0.5;
+export const DEFAULT_CONFIDENCE_THRESHOLD = 0.4;
 
 /** Whether `value` is a usable confidence threshold. */
 export function isValidThreshold(value: number): boolean {

@@ -189,6 +189,54 @@ const FEATURES: readonly Feature[] = [
     en: 'Where is the API documentation?',
     headings: /openapi|documentation|\bdocs\b/i,
   },
+  {
+    entry: 'anthropic-door',
+    de: 'Funktioniert Claude Code mit plauder?',
+    en: "Does plauder speak Anthropic's Messages API?",
+    headings: /anthropic|messages door/i,
+  },
+  {
+    entry: 'responses-api',
+    de: 'Unterstützt plauder die Responses API?',
+    en: 'Does plauder support the Responses API?',
+    headings: /responses api/i,
+  },
+  {
+    entry: 'images',
+    de: 'Kann ich Bilder an plauder schicken?',
+    en: 'Can I send images to plauder?',
+    headings: /\bimages?\b/i,
+  },
+  {
+    entry: 'console-playground',
+    de: 'Gibt es einen Playground in der Konsole?',
+    en: 'Is there a playground in the admin console?',
+    headings: /playground/i,
+  },
+  {
+    entry: 'token-estimate',
+    de: 'Wie zählt plauder Tokens?',
+    en: 'How are token counts computed on /v1?',
+    headings: /\btokens?\b/i,
+  },
+  {
+    entry: 'session-id-null',
+    de: 'Ist sessionId null ein Fehler?',
+    en: 'What happens if I send "sessionId": null?',
+    headings: /sessionId.*null/i,
+  },
+  {
+    entry: 'encryption-secret',
+    de: 'Wozu dient PLAUDER_SECRET?',
+    en: 'What is PLAUDER_SECRET for?',
+    headings: /encrypt|secret/i,
+  },
+  {
+    entry: 'session-size',
+    de: 'Wie groß darf eine Session werden?',
+    en: 'How many bytes does a session keep?',
+    headings: /session size|truncat/i,
+  },
 ];
 
 /** Sections about the project itself, not about using the service: nobody asks the assistant. */

@@ -38,7 +38,7 @@ en: Two days.
 [costs]
 topic-de: Versandkosten
 topic-en: shipping costs
-example: Was kostet der Versand?
+example: What does shipping cost?
 keywords: kosten, cost, preis, price
 de: 4,90 Euro.
 en: 4.90 euros.

@@ -35,7 +35,8 @@ const SECRET = [
     String.raw`\b(what is|what's|wie lautet|was ist|wie heißt|welches ist)\s+(my|mein|meine|meinen|the|das|der|die|den|your|dein|deine)\s+(admin[- ]?)?${SECRET_NOUN.source}\s*[?.!]*\s*$`,
     'im',
   ),
-  /\b(plauder_secret|plauder_admin_token|admin[- ]?token)\b/i,
+  // PLAUDER_SECRET is asked about by name ("what is it for?"); the admin token is only asked for.
+  /\b(plauder_admin_token|admin[- ]?token)\b/i,
   /\b(database|datenbank)[- ]?(password|passwort|passwörter|credentials|zugangsdaten)\b|\b(passw\w*|credentials)\b.{0,20}\b(database|datenbank)\b/i,
 ];
 

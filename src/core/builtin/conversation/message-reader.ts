@@ -25,8 +25,6 @@ export interface ClauseReading {
   /** The clause is (part of) a sentence that asks something, or what such a sentence refers to. */
   question: boolean;
   readonly reading: Interpretation;
-  /** For a second question read from the words another clause's answer left over: that clause. */
-  readonly leftOverOf?: ClauseReading;
 }
 
 export interface MessageAnalysis {
@@ -244,10 +242,6 @@ export function readMessage(
       const first: ClauseReading = { question: segment.question, reading };
       clauses.push(first);
       found ||= reading.outcome.kind !== 'none';
-      const second = parts.interpreter.remainder(reading);
-      if (second !== undefined) {
-        clauses.push({ question: segment.question, reading: second, leftOverOf: first });
-      }
       if (reading.outcome.kind === 'answer') {
         current = contextAfter(reading, current, reading.outcome.match.entry);
       } else if (reading.outcome.kind === 'clarify') {

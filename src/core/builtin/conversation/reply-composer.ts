@@ -92,10 +92,7 @@ function chooseAnswers(clauses: readonly ClauseReading[]): ClauseReading[] {
   const confidence = (clause: ClauseReading) =>
     clause.reading.outcome.kind === 'answer' ? clause.reading.outcome.match.confidence : 0;
   const best = [...answered].sort((a, b) => confidence(b) - confidence(a))[0];
-  // "Ich brauche Adminrechte und eine neue Maus": the statement's second request too.
-  return best === undefined
-    ? []
-    : [best, ...answered.filter((clause) => clause.leftOverOf === best)];
+  return best === undefined ? [] : [best];
 }
 
 function answersOf(parts: Parts, clauses: readonly ClauseReading[], language: Language): string[] {

@@ -47,8 +47,6 @@ export interface KnowledgeIndex {
   readonly conceptCount: number;
   /** Per concept: ln(1 + N/df) / ln(1 + N), in (0, 1], df counting the entries whose keywords have it. */
   readonly idf: Float64Array;
-  /** The same, df counting the entries whose keywords or example questions have it. */
-  readonly exampleIdf: Float64Array;
   /** Per concept: the positions of the entries that use it. */
   readonly postings: ReadonlyArray<readonly number[]>;
   /** Every form (word or stem) of the vocabulary → its concept. */
@@ -59,17 +57,10 @@ export interface KnowledgeIndex {
   readonly plans: ReadonlyMap<number, PlanFacts>;
   /** Stop words plus the assistant's own name. */
   readonly ignored: ReadonlySet<string>;
-  /**
-   * Per concept known only as a word of keywords of several words ("life" of "shelf life"):
-   * the concepts of the other words of those keywords.
-   */
-  readonly phrasePartners: ReadonlyMap<number, ReadonlySet<number>>;
   /** The words of the answers: every form of an answer's word → its id. */
   readonly answerForms: ReadonlyMap<string, number>;
   /** Per answer word: the positions of the entries whose answer has it. */
   readonly answerPostings: ReadonlyArray<readonly number[]>;
-  /** Per answer word: its IDF over the answers, as `idf`. */
-  readonly answerIdf: Float64Array;
 }
 
 const PLAN_ITEM = '{plan}';
@@ -300,38 +291,6 @@ function ignoredWords(base: KnowledgeBase): Set<string> {
   return ignored;
 }
 
-/** The concepts known only inside keywords of several words, with their partners. */
-function phrasePartnersOf(
-  base: KnowledgeBase,
-  entryWords: readonly EntryWords[],
-  context: Context,
-  conceptOf: (word: string) => number | undefined,
-): Map<number, Set<number>> {
-  const single = new Set<number>();
-  const mark = (word: string) => {
-    const concept = conceptOf(word);
-    if (concept !== undefined) single.add(concept);
-  };
-  for (const { singles } of entryWords) singles.forEach(mark);
-  for (const group of [...base.synonyms, ...base.alternatives]) {
-    for (const item of group) for (const word of wordsOf(item, context, 'synonym')) mark(word);
-  }
-  context.planWords.forEach(mark);
-  const partners = new Map<number, Set<number>>();
-  for (const { phrases } of entryWords) {
-    for (const words of phrases) {
-      const concepts = words.flatMap((word) => conceptOf(word) ?? []);
-      for (const concept of concepts) {
-        if (single.has(concept)) continue;
-        const others = partners.get(concept) ?? new Set<number>();
-        for (const other of concepts) if (other !== concept) others.add(other);
-        partners.set(concept, others);
-      }
-    }
-  }
-  return partners;
-}
-
 /** Answer words shorter than this ("of", "in") say nothing about a topic. */
 const MIN_ANSWER_WORD = 3;
 
@@ -339,11 +298,7 @@ const MIN_ANSWER_WORD = 3;
  * The words of the entries' answers in both languages (a plan-bound answer for every plan):
  * a question may name what an answer says rather than what its keywords list.
  */
-function indexAnswers(
-  answers: ReadonlyArray<readonly string[]>,
-  ignored: ReadonlySet<string>,
-  weigh: (df: number) => number,
-) {
+function indexAnswers(answers: ReadonlyArray<readonly string[]>, ignored: ReadonlySet<string>) {
   const answerForms = new Map<string, number>();
   const answerPostings: number[][] = [];
   answers.forEach((texts, position) => {
@@ -365,8 +320,7 @@ function indexAnswers(
       }
     }
   });
-  const answerIdf = Float64Array.from(answerPostings, (list) => weigh(list.length));
-  return { answerForms, answerPostings, answerIdf };
+  return { answerForms, answerPostings };
 }
 
 /** Builds the index; problems go to `problems` (the caller throws them). */
@@ -396,14 +350,6 @@ export function buildKnowledgeIndex(
   postings.forEach((list, concept) => {
     idf[concept] = weigh(list.length);
   });
-  const exampleDf = new Int32Array(conceptCount);
-  conceptSets.forEach((concepts, position) => {
-    const examples = exampleSets[position] as Set<number>;
-    for (const concept of new Set([...concepts, ...examples])) {
-      exampleDf[concept] = (exampleDf[concept] ?? 0) + 1;
-    }
-  });
-  const exampleIdf = Float64Array.from(exampleDf, weigh);
   checkAnswers(base, problems);
   const entries = base.entries.map((entry, position): IndexedEntry => {
     const concepts = conceptSets[position] ?? new Set<number>();
@@ -454,13 +400,11 @@ export function buildKnowledgeIndex(
     offer,
     conceptCount,
     idf,
-    exampleIdf,
     postings,
     forms,
     alternatives: buildAlternatives(base, context, conceptOf, plans),
     plans,
     ignored,
-    phrasePartners: phrasePartnersOf(base, entryWords, context, conceptOf),
-    ...indexAnswers(answers, ignored, weigh),
+    ...indexAnswers(answers, ignored),
   };
 }

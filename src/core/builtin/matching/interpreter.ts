@@ -4,20 +4,19 @@
  * and decides what to do with the result: answer, ask which of two entries is meant, or
  * admit not knowing.
  *
- * Follow-up resolution is general, not a list of special cases. The dialogue state gives
- * the query of the previous question (its words are carried over at `CARRY_WEIGHT`, so
- * they complete but do not outweigh the new message) and the entries answered last (the
- * topic). The combined reading, in which entries related to the topic are preferred, is
- * used
+ * Follow-up resolution is a re-query, not a list of special cases: the dialogue state gives
+ * the query of the previous question, whose words are carried over at `CARRY_WEIGHT` (so
+ * they complete but do not outweigh the new message), and the entries answered last (the
+ * topic). The combined reading is used
  * - when the message opens like a follow-up ("und ...", "and ...", "what about ...") or
  *   is short, and the combined reading is confident, or
  * - when the message alone is not confident but the combined reading is, or
  * - to break a tie between equally good entries for the message alone.
  * The chosen entry must always match a word of the new message itself.
  *
- * Decision: an entry answers when its confidence reaches the threshold, or when it
- * reaches `UNSURE_FACTOR` of it and clearly beats the next entry; two entries close to
- * each other in that band make a clarifying question; below it, nothing fits.
+ * Decision (knowledge/README.md, "Threshold"): the best entry answers when its confidence
+ * reaches the threshold and the second is not `CLOSE` to it; two close entries make a
+ * clarifying question; below the threshold, nothing fits.
  */
 import {
   ATTRIBUTE_IN_ANSWER,
@@ -61,35 +60,14 @@ export const EMPTY_CONTEXT: ReadingContext = { previous: [], topics: [] };
 const CARRY_WEIGHT = 0.6;
 const MIN_CARRIED_WEIGHT = 0.2;
 const TIE = 1e-9;
-/** How much an entry related to the topic is preferred in a follow-up. */
-const TOPIC_BONUS = 0.25;
-/** Below the threshold, down to this share of it, a clear winner still answers. */
-const UNSURE_FACTOR = 0.6;
-/** A winner is clear when the next entry scores less than this share of it. */
-const CLEAR_MARGIN = 0.7;
-/** Below the threshold, the winner must explain at least this share of the question. */
-const UNSURE_COVERAGE = 0.45;
-/** ... and contain two of its words or one rare one (one common word is no evidence). */
-const UNSURE_WORDS = 2;
-const UNSURE_EVIDENCE = 0.8;
+/** Two entries are close when the second reaches this share of the first: ask which. */
+const CLOSE = 0.99;
 /** Words that point back to the topic: "can I delete *one*?", "kann man *die* ändern?". */
 const ANAPHORA = new Set(
   'it its that this one ones them they those there es das die der den dem sie ihn ihm ihr dies diese dieser dafur damit davon dabei dann'.split(
     ' ',
   ),
 );
-
-/** Verbs of working and their negations: "mein Schlüssel geht nicht", "it doesn't work". */
-const WORKS = new Set(
-  'geht gehen funktioniert funktionieren klappt klappen lauft laufen work works working'.split(' '),
-);
-const NOT = new Set(['nicht', 'not', 'nie', 'never', 'kein', 'keine', 'no']);
-
-function failing(tokens: readonly string[]): boolean {
-  const at = tokens.findIndex((token) => WORKS.has(token));
-  if (at < 0) return false;
-  return tokens.some((token, i) => NOT.has(token) && Math.abs(i - at) <= 4);
-}
 
 /** Function words of English and of German: which language a clause is written in. */
 const ENGLISH_MARKERS = new Set(
@@ -118,9 +96,6 @@ function looksEnglish(tokens: readonly string[]): boolean {
  * does not ("bowl", "rain", "president") says the question is about something else.
  */
 const REAL_WORD = 4;
-
-/** How sure a word known only inside a keyword of several words is, without its partners. */
-const PARTIAL_CERTAINTY = 0.5;
 
 /** A word the knowledge base does not know, in a complaint: "keeps throwing", "seit heute morgen". */
 const VENTING_WEIGHT = 0.2;
@@ -262,16 +237,7 @@ export interface Interpreter {
   parse(tokens: readonly string[], upset?: boolean): ParsedClause;
   /** Reads a parsed clause in the light of the conversation. */
   interpret(clause: ParsedClause, context: ReadingContext): Interpretation;
-  /**
-   * A second question in the same clause ("Ich brauche Adminrechte und eine neue Maus"): the
-   * words of the clause the answer does not explain, when they make a confident answer of
-   * their own about another entry.
-   */
-  remainder(reading: Interpretation): Interpretation | undefined;
 }
-
-/** The second entry must contain this many of the words left over (or match an example). */
-const MIN_REMAINDER = 2;
 
 /**
  * The message's units plus the previous query's, weakened. A carried word is dropped when
@@ -301,20 +267,12 @@ function matchesOwn(match: Match, own: readonly QueryUnit[], index: KnowledgeInd
 
 function decide(candidates: readonly Match[], threshold: number): Outcome {
   const top = candidates[0];
-  if (top === undefined) return { kind: 'none' };
-  if (top.confidence >= threshold) return { kind: 'answer', match: top };
-  if (
-    top.confidence < threshold * UNSURE_FACTOR ||
-    top.coverage < UNSURE_COVERAGE ||
-    (top.words < UNSURE_WORDS && top.evidence < UNSURE_EVIDENCE)
-  ) {
-    return { kind: 'none' };
-  }
+  if (top === undefined || top.confidence < threshold) return { kind: 'none' };
   const second = candidates[1];
-  if (second === undefined || second.confidence < top.confidence * CLEAR_MARGIN) {
-    return { kind: 'answer', match: top };
+  if (second !== undefined && second.confidence >= top.confidence * CLOSE) {
+    return { kind: 'clarify', options: [top, second] };
   }
-  return { kind: 'clarify', options: [top, second] };
+  return { kind: 'answer', match: top };
 }
 
 /** Per pair of entries: the IDF weight of their shared concepts / the second's total weight. */
@@ -382,15 +340,8 @@ export function createInterpreter(
     return tokens;
   };
 
-  // "geht nicht", "doesn't work": something is broken, in the words of the knowledge base.
-  const broken = ['kaputt', 'broken', 'defekt', 'working', 'funktioniert', 'fehler', 'error']
-    .map((word) => index.forms.get(word))
-    .filter((concept): concept is number => concept !== undefined);
   const unitsOf = (clause: readonly string[]): QueryUnit[] => {
     const units: QueryUnit[] = [];
-    if (broken.length > 0 && failing(clause)) {
-      units.push({ concepts: [...new Set(broken)], certainty: 1, weight: 1 });
-    }
     const tokens = joinParticle(clause);
     const english = looksEnglish(clause);
     for (let i = 0; i < tokens.length; i++) {
@@ -417,37 +368,16 @@ export function createInterpreter(
       if (answer.length > 0 && unit !== undefined)
         units[first] = Object.assign({}, unit, { answer });
     }
-    return withoutPartners(units);
+    return units;
   };
 
-  /**
-   * "meaning of life": a word the knowledge base knows only as part of a keyword of several
-   * words ("shelf life"), without any of the others, is weak evidence.
-   */
-  const withoutPartners = (units: QueryUnit[]): QueryUnit[] => {
-    if (index.phrasePartners.size === 0) return units;
-    const present = new Set(units.flatMap((unit) => unit.concepts));
-    return units.map((unit) => {
-      const alone =
-        unit.concepts.length > 0 &&
-        unit.concepts.every((concept) => {
-          const partners = index.phrasePartners.get(concept);
-          return partners !== undefined && ![...partners].some((other) => present.has(other));
-        });
-      return alone
-        ? Object.assign({}, unit, { certainty: unit.certainty * PARTIAL_CERTAINTY })
-        : unit;
-    });
-  };
-
-  // Example questions are read the way questions are, so that both meet in the same concepts.
-  matcher.useExamples(
-    index.entries.map(({ entry }) =>
-      entry.examples.map((example) => {
-        const units = unitsOf(tokenize(example.text));
-        return Int32Array.from(new Set(units.flatMap((unit) => unit.concepts)));
-      }),
-    ),
+  // Example questions and topics are read the way questions are, so that both meet in the
+  // same concepts.
+  const conceptsOf = (text: string) =>
+    Int32Array.from(new Set(unitsOf(tokenize(text)).flatMap((unit) => unit.concepts)));
+  matcher.useFields(
+    index.entries.map(({ entry }) => entry.examples.map((example) => conceptsOf(example.text))),
+    index.entries.map(({ entry }) => conceptsOf(`${entry.topic.de} ${entry.topic.en}`)),
   );
 
   const reading = (
@@ -458,24 +388,6 @@ export function createInterpreter(
   ): Interpretation => {
     let candidates = matcher.score(units).filter((match) => matchesOwn(match, own, index));
     const topic = topics[0];
-    if (topic !== undefined) {
-      const bonus = related[topic.position] as Float64Array;
-      candidates = candidates
-        .map((match) => {
-          const extra = TOPIC_BONUS * (bonus[match.entry.position] ?? 0);
-          if (extra === 0) return match;
-          // Written out, not copied: a match of the matcher's own shape stays cheap to read.
-          return {
-            entry: match.entry,
-            confidence: match.confidence + extra,
-            coverage: match.coverage,
-            words: match.words,
-            evidence: match.evidence,
-            rank: match.rank + extra,
-          };
-        })
-        .sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
-    }
     if (asked !== undefined) candidates = preferGiving(candidates, attributes[asked]);
     return {
       units,
@@ -613,27 +525,7 @@ export function createInterpreter(
     return Object.assign({}, combined, { outcome: { kind: 'answer' as const, match } });
   };
 
-  const remainder = (answered: Interpretation): Interpretation | undefined => {
-    if (answered.outcome.kind !== 'answer') return undefined;
-    const { entry } = answered.outcome.match;
-    const rest = answered.own.filter(
-      (unit) =>
-        unit.concepts.length > 0 &&
-        !unit.concepts.some((c) => entry.concepts.has(c) || entry.exampleConcepts.has(c)),
-    );
-    if (rest.length === 0) return undefined;
-    const second = reading(rest, rest, []);
-    const { outcome } = second;
-    return outcome.kind === 'answer' &&
-      outcome.match.entry !== entry &&
-      outcome.match.confidence >= threshold &&
-      outcome.match.words >= MIN_REMAINDER
-      ? second
-      : undefined;
-  };
-
   return {
-    remainder,
     parse(tokens, upset = false) {
       const own = upset
         ? unitsOf(tokens).map((unit) =>

@@ -1,22 +1,31 @@
 /**
  * @module core/builtin/matching/matcher
- * Scores knowledge entries against a query (a list of units, one per meaningful word).
+ * Ranks knowledge entries against a query (a list of units, one per meaningful word) with
+ * BM25F (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond",
+ * 2009), as docs/core.md, "How the built-in core ranks", explains.
  *
- * For an entry, `matched` is the sum over the query units it contains of
- * `unit.weight × unit.certainty × idf(concept)`; `total` is the sum of `unit.weight × idf`
- * over all units, where a word the knowledge base does not know counts `UNKNOWN_WEIGHT`,
- * for at most `MAX_UNKNOWN` such words (a question told with a long story around it is
- * judged by what it asks, not drowned in the story).
- * Then
+ * An entry is a document of four fields: its keywords, its example questions, its topic
+ * (both languages) and its answer (both languages, every plan). A unit is a term with
+ * alternatives: its concepts (the word's stems, synonyms, compound parts or typo
+ * corrections, found by the term resolver, which is the query expansion) and its answer
+ * words. For a unit and an entry, the pseudo term frequency is
  *
- *   confidence = (matched / total) × min(1, matched / FULL_EVIDENCE)
+ *   tf~ = Σ_field FIELD_WEIGHT[field] × tf(field) / (1 − B + B × len(field) / avglen(field))
  *
- * The first factor is how much of the question the entry explains, the second how much
- * evidence there is at all (a single common word such as "plan" is weak evidence).
- * An entry whose `requires:` groups are not all met scores 0. An entry whose `requires:`
- * are met is a specific sub-topic and gets a small bonus over general entries ("Plus
- * limit" → the Plus entry, not the general limits entry); remaining ties go to the entry
- * that comes first in the file.
+ * (for the concept fields the best of the unit's concepts, plus the answer field), and
+ *
+ *   score = Σ_unit weight × certainty × idf(unit) × tf~ / (K1 + tf~)
+ *   idf   = ln(1 + (N − df + 0.5) / (df + 0.5)) / ln(1 + (N + 0.5) / 0.5)
+ *
+ * with df the entries where the unit's tf~ > 0 (normalised so that a word no entry has
+ * weighs 1). The confidence is the score divided by what an entry matching every known word
+ * fully (in its keywords and one example question) would score, where each word the
+ * knowledge base does not know adds its `unknownWeight` (default `UNKNOWN_WEIGHT`, at most
+ * `MAX_UNKNOWN` of them) to that ideal: a question about something else is mostly unknown
+ * words, and a question told inside a long story is judged by what it asks.
+ *
+ * An entry whose `requires:` groups are not all met is not ranked. Ties go to the entry that
+ * comes first in the file.
  */
 import type { IndexedEntry, KnowledgeIndex } from '../knowledge/knowledge-index.js';
 
@@ -25,7 +34,7 @@ export interface QueryUnit {
   readonly concepts: readonly number[];
   /** 1 for words of the message itself, less for words carried over from earlier turns. */
   readonly weight: number;
-  /** How sure the word is this concept: 1, less for a corrected typo. Scales `matched` only. */
+  /** How sure the word is this concept: 1, less for a corrected typo. Scales the score only. */
   readonly certainty: number;
   /**
    * For a word the knowledge base does not know: how much it says that the question is about
@@ -38,197 +47,169 @@ export interface QueryUnit {
 
 export interface Match {
   readonly entry: IndexedEntry;
+  /** The BM25F score over the ideal score of the query, in [0, 1]. */
   readonly confidence: number;
-  /**
-   * The share of the question's weight the entry explains; a corrected typo counts in full
-   * here (it is explained), its lower certainty only in `confidence`.
-   */
+  /** The same without the typos' lower certainty: how much of the question the entry explains. */
   readonly coverage: number;
   /** How many words of the question the entry contains. */
   readonly words: number;
-  /** The IDF weight of those words (rare words say more). */
+  /** The normalised IDF of those words (rare words say more). */
   readonly evidence: number;
-  /** `confidence` plus the bonus for a met `requires:`; the sort key. */
+  /** The sort key (the confidence). */
   readonly rank: number;
 }
 
+/** BM25's term-frequency saturation (the usual value). */
+const K1 = 1.2;
+/** BM25's length normalisation (the usual value), the same for every field. */
+const B = 0.75;
+/** Field weights: the answer speaks of its topic in passing, the other fields name it. */
+const FIELD_WEIGHT = { keywords: 1, examples: 1, topic: 1, answer: 0.2 } as const;
+/** What a word the knowledge base does not know adds to the ideal score, by default. */
 const UNKNOWN_WEIGHT = 0.5;
-const FULL_EVIDENCE = 0.9;
+/** How many unknown words count at most (a question inside a long story). */
 const MAX_UNKNOWN = 3;
-/** The most unknown words may weigh together. */
-const UNKNOWN_CAP = MAX_UNKNOWN * UNKNOWN_WEIGHT;
 /** A real English word the knowledge base does not know names another topic. */
 export const UNKNOWN_WORD_WEIGHT = 1;
-const SPECIFIC_BONUS = 0.01;
-/**
- * A word of the question found only in an entry's answer counts this share of what it would
- * as a keyword: the answer says what the entry is about, but in passing.
- */
-const ANSWER_SHARE = 0.5;
-const EXAMPLE_BONUS = 0.02;
-/**
- * An example question is matched by its words alone, without the keywords' synonyms and
- * weights: it overrides the keywords only when it is close.
- */
-const EXAMPLE_WEIGHT = 0.85;
-/** Shared words an example question needs with a question of several words. */
-const MIN_SHARED = 2;
+
+/** The least ideal score a question is judged against: one fairly rare word, fully matched. */
+const MIN_EVIDENCE = 0.3;
+/** The saturated frequency of a word in an entry's keywords and one example question. */
+const FULL_TF = FIELD_WEIGHT.keywords + FIELD_WEIGHT.examples;
+const FULL = FULL_TF / (K1 + FULL_TF);
 
 export interface Matcher {
   /** All entries with a positive confidence, best first. */
   score(units: readonly QueryUnit[]): Match[];
   /**
-   * The concepts of each entry's example questions as a question is read (compounds,
-   * separable verbs, pairs of words), replacing the index's word-by-word reading.
+   * The concepts of each entry's example questions and of its topic as a question is read
+   * (compounds, separable verbs, pairs of words), replacing the index's word-by-word reading.
    */
-  useExamples(examples: ReadonlyArray<ReadonlyArray<Int32Array>>): void;
+  useFields(
+    examples: ReadonlyArray<ReadonlyArray<Int32Array>>,
+    topics: ReadonlyArray<Int32Array>,
+  ): void;
+}
+
+/** Per term: the entries that have it and its weighted, length-normalised frequency there. */
+interface Postings {
+  readonly positions: number[];
+  readonly tf: number[];
+  /** The part of `tf` from fields other than the keywords. */
+  readonly rest: number[];
+}
+
+const normaliser = (lengths: readonly number[]) => {
+  const average = lengths.reduce((sum, length) => sum + length, 0) / (lengths.length || 1) || 1;
+  return lengths.map((length) => 1 - B + (B * length) / average);
+};
+
+/** Adds `tf` for `position` to the postings of `term`, summing with an earlier field's. */
+function post(table: Postings[], term: number, position: number, tf: number, rest: number): void {
+  let list = table[term];
+  if (list === undefined) {
+    list = { positions: [], tf: [], rest: [] };
+    table[term] = list;
+  }
+  list.positions.push(position);
+  list.tf.push(tf);
+  list.rest.push(rest);
 }
 
 export function createMatcher(index: KnowledgeIndex): Matcher {
   const n = index.entries.length;
-  // Scratch arrays reused by every query: matching runs on every request.
-  const matched = new Float64Array(n);
-  /** `matched` without the typos' lower certainty: how much of the question the entry explains. */
-  const explained = new Float64Array(n);
-  const unitBest = new Float64Array(n);
-  const wordCount = new Int32Array(n);
-  const unitSeen = new Int32Array(n);
+  const maxIdf = Math.log(1 + (n + 0.5) / 0.5);
+  const answerLengths = new Array<number>(n).fill(0);
+  index.answerPostings.forEach((positions) => {
+    for (const position of positions) answerLengths[position] = (answerLengths[position] ?? 0) + 1;
+  });
+  const answerNorm = normaliser(answerLengths);
+
+  // The documents: each example question of an entry with the entry's other fields (an
+  // entry without examples is one document). An entry ranks by its best document.
+  let docEntry = new Int32Array(0);
+  let conceptPostings: Postings[] = [];
+  let answerPostings: Postings[] = [];
+  const useFields = (
+    examples: ReadonlyArray<ReadonlyArray<Int32Array>>,
+    topics: ReadonlyArray<Int32Array>,
+  ) => {
+    const docs: { entry: number; example: Int32Array }[] = [];
+    for (const entry of index.entries) {
+      const own = examples[entry.position] ?? [];
+      if (own.length === 0) docs.push({ entry: entry.position, example: new Int32Array(0) });
+      for (const example of own) docs.push({ entry: entry.position, example });
+    }
+    docEntry = Int32Array.from(docs, (doc) => doc.entry);
+    const keywordNorm = normaliser(index.entries.map((entry) => entry.concepts.size));
+    const exampleNorm = normaliser(docs.map((doc) => doc.example.length));
+    const topicNorm = normaliser(index.entries.map((_, i) => topics[i]?.length ?? 0));
+    conceptPostings = [];
+    answerPostings = [];
+    docs.forEach((doc, d) => {
+      const at = doc.entry;
+      const entry = index.entries[at] as IndexedEntry;
+      const rest = new Map<number, number>();
+      const add = (concept: number, value: number) =>
+        rest.set(concept, (rest.get(concept) ?? 0) + value);
+      for (const concept of new Set(doc.example)) {
+        add(concept, FIELD_WEIGHT.examples / (exampleNorm[d] ?? 1));
+      }
+      for (const concept of new Set(topics[at] ?? [])) {
+        add(concept, FIELD_WEIGHT.topic / (topicNorm[at] ?? 1));
+      }
+      const keyword = FIELD_WEIGHT.keywords / (keywordNorm[at] ?? 1);
+      for (const concept of new Set([...entry.concepts, ...rest.keys()])) {
+        const r = rest.get(concept) ?? 0;
+        post(conceptPostings, concept, d, r + (entry.concepts.has(concept) ? keyword : 0), r);
+      }
+    });
+    index.answerPostings.forEach((positions, word) => {
+      let d = 0;
+      for (const position of positions) {
+        const tf = FIELD_WEIGHT.answer / (answerNorm[position] ?? 1);
+        while (d < docs.length && (docEntry[d] ?? 0) < position) d += 1;
+        for (; d < docs.length && docEntry[d] === position; d++) {
+          post(answerPostings, word, d, tf, tf);
+        }
+      }
+    });
+    const m = docs.length;
+    unitTf = new Float64Array(m);
+    unitRest = new Float64Array(m);
+    answerTf = new Float64Array(m);
+    seen = new Int32Array(m);
+    score = new Float64Array(m);
+    loose = new Float64Array(m);
+    explained = new Float64Array(m);
+    evidence = new Float64Array(m);
+    words = new Int32Array(m);
+  };
+
+  // Scratch arrays reused by every query (per document, sized by `useFields`).
+  let unitTf = new Float64Array(0);
+  let unitRest = new Float64Array(0);
+  let answerTf = new Float64Array(0);
+  let seen = new Int32Array(0);
+  let score = new Float64Array(0);
+  let loose = new Float64Array(0);
+  let explained = new Float64Array(0);
+  let evidence = new Float64Array(0);
+  let words = new Int32Array(0);
+  const entrySeen = new Int32Array(n);
+  const answerSeen = new Int32Array(n);
   const present = new Int32Array(index.conceptCount);
-  /** Per entry: `queryMark` when one of its example questions shares a concept with the query. */
-  const sharesExample = new Int32Array(n);
-  /** Per concept present in the query: the largest gain a unit naming it brings. */
-  const gain = new Float64Array(index.conceptCount);
   const touched: number[] = [];
   let stamp = 0;
+  let queryMark = 0;
+  let ideal = 0;
+  useFields(
+    index.entries.map((entry) => entry.examples),
+    index.entries.map(() => new Int32Array(0)),
+  );
 
-  /** Adds one unit to `matched` of every entry containing one of its concepts. */
-  const addUnit = (unit: QueryUnit) => {
-    stamp += 1;
-    touched.length = 0;
-    for (const concept of unit.concepts) {
-      const idf = index.idf[concept] ?? 0;
-      for (const position of index.postings[concept] ?? []) {
-        if (unitSeen[position] !== stamp) {
-          unitSeen[position] = stamp;
-          unitBest[position] = idf;
-          touched.push(position);
-        } else if (idf > (unitBest[position] ?? 0)) unitBest[position] = idf;
-      }
-    }
-    for (const position of touched) {
-      wordCount[position] = (wordCount[position] ?? 0) + 1;
-      const gain = unit.weight * unit.certainty * (unitBest[position] ?? 0);
-      matched[position] = (matched[position] ?? 0) + gain;
-      explained[position] = (explained[position] ?? 0) + gain / unit.certainty;
-    }
-  };
-
-  const answerSeen = new Int32Array(n);
-  const unknownUnits: QueryUnit[] = [];
-  /**
-   * Adds a unit whose word is in entries' answers to those it did not match as a keyword;
-   * `weight` is what the unit adds to the question's total.
-   */
-  const addAnswer = (unit: QueryUnit, weight: number, keywordStamp: number) => {
-    const words = unit.answer ?? [];
-    if (weight <= 0) return;
-    stamp += 1;
-    // The words of an entry's example questions count the same way as those of its answer.
-    for (const concept of unit.concepts) {
-      const gain =
-        unit.weight *
-        unit.certainty *
-        ANSWER_SHARE *
-        Math.min(weight, index.exampleIdf[concept] ?? 0);
-      for (const position of examplePostings[concept] ?? []) {
-        if (unitSeen[position] === keywordStamp || answerSeen[position] === stamp) continue;
-        answerSeen[position] = stamp;
-        wordCount[position] = (wordCount[position] ?? 0) + 1;
-        matched[position] = (matched[position] ?? 0) + gain;
-        explained[position] = (explained[position] ?? 0) + gain / unit.certainty;
-      }
-    }
-    for (const word of words) {
-      const gain =
-        unit.weight * unit.certainty * ANSWER_SHARE * Math.min(weight, index.answerIdf[word] ?? 0);
-      for (const position of index.answerPostings[word] ?? []) {
-        if (unitSeen[position] === keywordStamp || answerSeen[position] === stamp) continue;
-        answerSeen[position] = stamp;
-        wordCount[position] = (wordCount[position] ?? 0) + 1;
-        matched[position] = (matched[position] ?? 0) + gain;
-        explained[position] = (explained[position] ?? 0) + gain / unit.certainty;
-      }
-    }
-  };
-
-  /** The query's weight for the example questions (see `nearestExample`), set by `accumulate`. */
-  let exampleTotal = 0;
-  /** How many units the query has, known or not. */
-  let unitCount = 0;
-
-  /**
-   * Fills `matched`, `present` and `gain`; returns the total weight of the query for the
-   * keywords. A word only the example questions know counts as unknown there.
-   */
-  const accumulate = (units: readonly QueryUnit[], queryMark: number): number => {
-    matched.fill(0);
-    explained.fill(0);
-    wordCount.fill(0);
-    let total = 0;
-    let unknown = 0;
-    /** What the unknown words would weigh without the cap. */
-    let unknownWanted = 0;
-    unknownUnits.length = 0;
-    let unknownForExamples = 0;
-    exampleTotal = 0;
-    unitCount = units.length;
-    for (const unit of units) {
-      let keywordIdf = 0;
-      let exampleIdf = 0;
-      for (const concept of unit.concepts) {
-        const idf = index.exampleIdf[concept] ?? 0;
-        const g = unit.weight * unit.certainty * idf;
-        if (present[concept] !== queryMark) {
-          gain[concept] = g;
-          for (const position of exampleHolders[concept] ?? []) sharesExample[position] = queryMark;
-        } else if (g > (gain[concept] ?? 0)) gain[concept] = g;
-        present[concept] = queryMark;
-        keywordIdf = Math.max(keywordIdf, index.idf[concept] ?? 0);
-        exampleIdf = Math.max(exampleIdf, idf);
-      }
-      if (exampleIdf > 0) exampleTotal += unit.weight * exampleIdf;
-      else {
-        const add = Math.min(
-          unit.unknownWeight ?? UNKNOWN_WEIGHT,
-          UNKNOWN_CAP - unknownForExamples,
-        );
-        if (add > 0) exampleTotal += unit.weight * add;
-        unknownForExamples += add;
-      }
-      if (keywordIdf === 0) {
-        // Unknown words count up to a cap: a question told with a long story around it.
-        const wanted = unit.unknownWeight ?? UNKNOWN_WEIGHT;
-        const add = Math.min(wanted, UNKNOWN_CAP - unknown);
-        if (add > 0) total += unit.weight * add;
-        unknown += add;
-        unknownWanted += wanted;
-        if (unit.answer !== undefined || unit.concepts.length > 0) unknownUnits.push(unit);
-        continue;
-      }
-      total += unit.weight * keywordIdf;
-      addUnit(unit);
-      addAnswer(unit, keywordIdf, stamp);
-    }
-    // Each unknown word has its share of the capped weight, wherever it stands in the question.
-    const share = unknownWanted > 0 ? unknown / unknownWanted : 0;
-    for (const unit of unknownUnits) {
-      addAnswer(unit, (unit.unknownWeight ?? UNKNOWN_WEIGHT) * share, -1);
-    }
-    return total;
-  };
-
-  /** Every group of the entry's required concepts has one in the query (loops: no callbacks). */
-  const requiresMet = (entry: IndexedEntry, queryMark: number) => {
+  /** Every group of the entry's required concepts has one in the query. */
+  const requiresMet = (entry: IndexedEntry) => {
     for (const group of entry.requires) {
       let met = false;
       for (const concept of group) {
@@ -243,91 +224,121 @@ export function createMatcher(index: KnowledgeIndex): Matcher {
   };
 
   /**
-   * How close the query is to the entry's closest example question: the weighted Dice
-   * coefficient of their concepts, so an example asked in other words (most of its rare
-   * words, few others) scores high even where the keywords alone are weak.
+   * Adds one unit's BM25F term score to every document that has it (and to `loose`, the
+   * score without the keywords field); false when no entry has it.
    */
-  let examplesOf: ReadonlyArray<ReadonlyArray<Int32Array>> = index.entries.map((e) => e.examples);
-  /** Per concept: the entries whose example questions have it and whose keywords do not. */
-  let examplePostings: number[][] = [];
-  /** Per concept: every entry whose example questions have it. */
-  let exampleHolders: number[][] = [];
-  const postExamples = () => {
-    examplePostings = Array.from({ length: index.conceptCount }, () => []);
-    exampleHolders = Array.from({ length: index.conceptCount }, () => []);
-    examplesOf.forEach((examples, position) => {
-      const concepts = index.entries[position]?.concepts;
-      for (const concept of new Set(examples.flatMap((example) => [...example]))) {
-        exampleHolders[concept]?.push(position);
-        if (!concepts?.has(concept)) examplePostings[concept]?.push(position);
-      }
-    });
-  };
-  postExamples();
-  const nearestExample = (entry: IndexedEntry, queryMark: number): number => {
-    let best = 0;
-    for (const example of examplesOf[entry.position] ?? []) {
-      let shared = 0;
-      let sharedWords = 0;
-      let own = 0;
-      for (let i = 0; i < example.length; i++) {
-        const concept = example[i];
-        if (concept === undefined) break;
-        own += index.exampleIdf[concept] ?? 0;
-        if (present[concept] === queryMark) {
-          shared += gain[concept] ?? 0;
-          sharedWords += 1;
+  const addUnit = (unit: QueryUnit): boolean => {
+    stamp += 1;
+    touched.length = 0;
+    let df = 0;
+    let answerDf = 0;
+    const visit = (list: Postings | undefined, answer: boolean) => {
+      if (list === undefined) return;
+      for (let i = 0; i < list.positions.length; i++) {
+        const d = list.positions[i] as number;
+        const tf = list.tf[i] as number;
+        const rest = list.rest[i] as number;
+        if (seen[d] !== stamp) {
+          seen[d] = stamp;
+          unitTf[d] = 0;
+          unitRest[d] = 0;
+          answerTf[d] = 0;
+          touched.push(d);
+        }
+        const entry = docEntry[d] as number;
+        const counted = answer ? answerSeen : entrySeen;
+        if (counted[entry] !== stamp) {
+          counted[entry] = stamp;
+          if (answer) answerDf += 1;
+          else df += 1;
+        }
+        if (answer) answerTf[d] = Math.max(answerTf[d] ?? 0, tf);
+        else {
+          unitTf[d] = Math.max(unitTf[d] ?? 0, tf);
+          unitRest[d] = Math.max(unitRest[d] ?? 0, rest);
         }
       }
-      // One shared word is evidence only when it is all the question says.
-      if (sharedWords >= MIN_SHARED || (sharedWords === 1 && unitCount === 1)) {
-        const dice = (2 * shared) / (exampleTotal + own);
-        best = Math.max(best, EXAMPLE_WEIGHT * dice * Math.min(1, shared / FULL_EVIDENCE));
-      }
+    };
+    // The best of the unit's concepts (alternatives of one word), plus its answer words.
+    for (const concept of unit.concepts) visit(conceptPostings[concept], false);
+    for (const word of unit.answer ?? []) visit(answerPostings[word], true);
+    // The entries that name the word as their topic say how rare it is; the answers, which
+    // mention words in passing, only when no entry names it.
+    if (df === 0) df = answerDf;
+    if (df === 0) return false;
+    const idf = (unit.weight * Math.log(1 + (n - df + 0.5) / (df + 0.5))) / maxIdf;
+    let strongest = 0;
+    for (const d of touched) {
+      const answer = answerTf[d] ?? 0;
+      const tf = (unitTf[d] ?? 0) + answer;
+      strongest = Math.max(strongest, tf / (K1 + tf));
+      const rest = (unitRest[d] ?? 0) + answer;
+      const term = idf * (tf / (K1 + tf));
+      score[d] = (score[d] ?? 0) + term * unit.certainty;
+      loose[d] = (loose[d] ?? 0) + idf * (rest / (K1 + rest)) * unit.certainty;
+      explained[d] = (explained[d] ?? 0) + term;
+      evidence[d] = (evidence[d] ?? 0) + idf;
+      words[d] = (words[d] ?? 0) + 1;
     }
-    return best;
+    // The ideal entry has the word as strongly as the entry that has it most.
+    ideal += idf * strongest;
+    return true;
   };
 
   return {
-    useExamples(examples) {
-      examplesOf = examples;
-      postExamples();
-    },
+    useFields,
     score(units) {
-      stamp += 1;
-      const queryMark = stamp;
-      const total = accumulate(units, queryMark);
-      const matches: Match[] = [];
-      if (total <= 0 && exampleTotal <= 0) return matches;
-      for (const entry of index.entries) {
-        // An entry the query shares no word with, in its keywords, answer or examples, scores 0.
-        const position = entry.position;
-        if (sharesExample[position] !== queryMark && !((matched[position] ?? 0) > 0)) continue;
-        const example =
-          sharesExample[position] === queryMark ? nearestExample(entry, queryMark) : 0;
-        // `requires:` keeps keywords from answering too widely; a close example question is
-        // specific enough on its own (unless the answer needs the plan the question names).
-        const met = requiresMet(entry, queryMark);
-        const m = met ? (matched[entry.position] ?? 0) : 0;
-        if (m <= 0 && (example <= 0 || (!met && entry.planBound))) continue;
-        const coverage = total > 0 ? m / total : 0;
-        const confidence = Math.max(coverage * Math.min(1, m / FULL_EVIDENCE), example);
-        const share = total > 0 && met ? (explained[entry.position] ?? 0) / total : 0;
-        const bonus = entry.requires.length > 0 && met ? SPECIFIC_BONUS : 0;
-        const counted = wordCount[entry.position] ?? 0;
-        // A close example question is evidence of its own, as strong as its similarity.
-        const byExample = example > coverage;
-        matches.push({
+      queryMark += 1;
+      score.fill(0);
+      loose.fill(0);
+      explained.fill(0);
+      evidence.fill(0);
+      words.fill(0);
+      ideal = 0;
+      let unknown = 0;
+      for (const unit of units) {
+        for (const concept of unit.concepts) present[concept] = queryMark;
+      }
+      for (const unit of units) {
+        if (addUnit(unit)) continue;
+        // A word no entry has: the question is partly about something else.
+        const add = Math.min(
+          unit.unknownWeight ?? UNKNOWN_WEIGHT,
+          MAX_UNKNOWN * UNKNOWN_WEIGHT - unknown,
+        );
+        if (add > 0) {
+          unknown += add;
+          ideal += unit.weight * add * FULL;
+        }
+      }
+      const best = new Map<number, Match>();
+      if (ideal <= 0) return [];
+      // A question of one common word ("keys?") is weak evidence however well it matches.
+      ideal = Math.max(ideal, MIN_EVIDENCE);
+      for (let d = 0; d < docEntry.length; d++) {
+        if (!((score[d] ?? 0) > 0)) continue;
+        const entry = index.entries[docEntry[d] as number] as IndexedEntry;
+        // An unmet `requires:` leaves the entry its example questions, topic and answer, but
+        // not its keywords (knowledge/README.md), unless the answer names the question's plan.
+        const met = requiresMet(entry);
+        if (!met && entry.planBound) continue;
+        const s = met ? (score[d] ?? 0) : (loose[d] ?? 0);
+        if (s <= 0) continue;
+        const confidence = Math.min(1, s / ideal);
+        const known = best.get(entry.position);
+        if (known !== undefined && known.confidence >= confidence) continue;
+        best.set(entry.position, {
           entry,
           confidence,
-          coverage: byExample ? Math.max(example, share) : share,
-          words: byExample ? Math.max(counted, MIN_SHARED) : counted,
-          evidence: byExample ? Math.max(m, FULL_EVIDENCE) : m,
-          // An example asked almost word for word decides between entries that tie.
-          rank: confidence + bonus + EXAMPLE_BONUS * example,
+          coverage: Math.min(1, (explained[d] ?? 0) / ideal),
+          words: words[d] ?? 0,
+          evidence: evidence[d] ?? 0,
+          rank: confidence,
         });
       }
-      return matches.sort((a, b) => b.rank - a.rank || a.entry.position - b.entry.position);
+      return [...best.values()].sort(
+        (a, b) => b.rank - a.rank || a.entry.position - b.entry.position,
+      );
     },
   };
 }

@@ -197,8 +197,9 @@ export function createTermResolver(index: KnowledgeIndex): TermResolver {
       nearestWithoutEnding(token) ??
       missingLetter(token);
     if (corrected !== undefined) return [{ concepts: corrected, certainty: TYPO_CERTAINTY }];
-    // "wht", "ovr", "teh": a short misspelt stop word carries no topic either.
-    return stopWordTypo(token) ? null : UNKNOWN;
+    // "wht", "ovr", "teh": a short misspelt stop word carries no topic either; a real word
+    // ("bike", "car") is no typo.
+    return stopWordTypo(token) && !isEnglishWord(token) ? null : UNKNOWN;
   };
 
   const answerWords = new BoundedCache<string, readonly number[]>(CACHE_LIMIT);

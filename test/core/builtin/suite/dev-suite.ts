@@ -36,6 +36,46 @@ export const PLAUDER_DEV: readonly Conversation[] = [
     facts: [/\b5[.,]?000\b/],
   }),
 
+  // Features documented in docs/ that got their own entries with the ranker.
+  one('service features', 'en', 'Does Claude Code work with plauder?', {
+    facts: [/\/v1\/messages/],
+  }),
+  one('service features', 'de', 'Kann ich Claude Code mit plauder verwenden?', {
+    facts: [/\/v1\/messages/],
+  }),
+  one('service features', 'en', 'Where do the token numbers in usage come from?', {
+    facts: [/four characters/],
+  }),
+  one('service features', 'de', 'Woher kommen die Token-Zahlen?', { facts: [/vier Zeichen/] }),
+  one('service features', 'en', 'Can the sessionId be null?', { facts: [/absent sessionId/] }),
+  one('service features', 'de', 'Darf sessionId null sein?', { facts: [/fehlende sessionId/] }),
+  one('service features', 'en', 'What is PLAUDER_SECRET used for?', { facts: [/AES-256-GCM/] }),
+  one('service features', 'de', 'Wofür ist PLAUDER_SECRET da?', { facts: [/AES-256-GCM/] }),
+  one('service features', 'en', 'How big can a session get?', {
+    facts: [/PLAUDER_SESSION_MAX_BYTES/],
+  }),
+  one('service features', 'de', 'Wie groß kann eine Session werden?', {
+    facts: [/PLAUDER_SESSION_MAX_BYTES/],
+  }),
+  one('service features', 'en', 'Does plauder support the Responses API?', {
+    facts: [/\/v1\/responses/],
+  }),
+  one('service features', 'de', 'Geht auch die Responses API von OpenAI?', {
+    facts: [/\/v1\/responses/],
+  }),
+  one('service features', 'en', 'What does X-Session-Truncated mean?', {
+    facts: [/PLAUDER_SESSION_MAX_BYTES/],
+  }),
+  one('service features', 'en', 'Can I try out a request in the console?', {
+    facts: [/playground/],
+  }),
+  one('service features', 'de', 'Kann ich in der Konsole etwas ausprobieren?', {
+    facts: [/Playground/],
+  }),
+  one('service features', 'en', 'Can I send pictures through /v1?', { facts: [/image_url/] }),
+  one('service features', 'en', 'What environment variables can I set?', {
+    facts: [/environment variables/],
+  }),
   one('service features', 'en', 'How do I get streaming responses?', {
     anyOf: [/text\/event-stream/, /Server-Sent Events/],
   }),

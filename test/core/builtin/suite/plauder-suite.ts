@@ -842,7 +842,10 @@ const NOT_EXISTING: SuiteConversation[] = [
   one('features that do not exist', 'en', 'How do I sign up for an account on the website?', {
     facts: [/(no self-service|operator)/i],
   }),
-  one('features that do not exist', 'en', 'Can I upload images to the chat?', { kind: 'fallback' }),
+  // Images are documented (README, "Agents and tools"): they pass through on the openai core.
+  one('features that do not exist', 'en', 'Can I upload images to the chat?', {
+    facts: [/openai core/],
+  }),
   one('features that do not exist', 'en', 'How do I enable two-factor authentication?', {
     kind: 'fallback',
   }),
@@ -866,7 +869,7 @@ const NOT_EXISTING: SuiteConversation[] = [
     facts: [/(Selbstregistrierung|Betreiber)/],
   }),
   one('features that do not exist', 'de', 'Kann ich Bilder an den Chat schicken?', {
-    kind: 'fallback',
+    facts: [/openai-Kern/],
   }),
   one('features that do not exist', 'de', 'Gibt es ein Java-SDK?', {
     kind: 'any',
