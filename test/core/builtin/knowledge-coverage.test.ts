@@ -52,18 +52,6 @@ const FEATURES: readonly Feature[] = [
     headings: /openai[- ](sdk|compatible|door)|\/v1/i,
   },
   {
-    entry: 'responses-api',
-    de: 'Unterstützt plauder die Responses API?',
-    en: 'Does plauder support the Responses API?',
-    headings: /responses api/i,
-  },
-  {
-    entry: 'anthropic-door',
-    de: 'Funktioniert das Anthropic SDK mit plauder?',
-    en: 'Does the Anthropic SDK work with plauder?',
-    headings: /anthropic|messages (api|door)/i,
-  },
-  {
     entry: 'idempotency',
     de: 'Wie wiederhole ich eine Anfrage sicher?',
     en: 'How do I retry a request safely?',
