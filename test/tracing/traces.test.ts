@@ -3,7 +3,7 @@
  * at a real OTLP/HTTP receiver in the test, in front of the real fake upstream process.
  */
 import { describe, expect } from 'vitest';
-import { test, openAiEnv } from '../helpers/fixtures.js';
+import { openAiEnv, test } from '../helpers/fixtures.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { postStream } from '../helpers/sse.js';
 import { chat, http } from '../helpers/test-server.js';
@@ -32,7 +32,9 @@ describe('traces', () => {
           id: 'chatcmpl-1',
           object: 'chat.completion',
           model: 'test-model-2026',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'Antwort' }, finish_reason: 'stop' }],
+          choices: [
+            { index: 0, message: { role: 'assistant', content: 'Antwort' }, finish_reason: 'stop' },
+          ],
           usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
         },
       });
@@ -103,7 +105,11 @@ describe('traces', () => {
     const receiver = await startOtlpReceiver();
     try {
       const server = await serve({
-        env: openAiEnv(upstream, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint }, { retries: 'shipped' }),
+        env: openAiEnv(
+          upstream,
+          { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint },
+          { retries: 'shipped' },
+        ),
       });
       const { key } = await server.createKey();
       await upstream.script({ status: 503, body: {} });
