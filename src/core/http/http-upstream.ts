@@ -29,7 +29,6 @@ import type { UpstreamSettings } from './upstream-config.js';
 import type { AttemptEnd, Describe, UpstreamObserver } from './upstream-observer.js';
 
 export type { BodyReading } from './attempt-judging.js';
-export type { BodyFor, UpstreamTarget } from './failover.js';
 
 export interface HttpUpstreamOptions {
   /** Starts every error message, e.g. `openai core`. */

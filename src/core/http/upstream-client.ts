@@ -62,7 +62,7 @@ export interface StreamControl {
 }
 
 /** Headers of one attempt besides the client's fixed ones (trace context); made by us. */
-export type ExtraHeaders = Readonly<Record<string, string>> | undefined;
+type ExtraHeaders = Readonly<Record<string, string>> | undefined;
 
 export interface UpstreamClient {
   post(
