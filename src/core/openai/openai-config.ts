@@ -137,7 +137,8 @@ const SETTINGS = {
   ...upstreamSettings('PLAUDER_OPENAI', OPENAI_DEFAULTS),
   firstTokenTimeoutMs: setting('PLAUDER_OPENAI_FIRST_TOKEN_TIMEOUT', duration(), '30s'),
   tokenGapTimeoutMs: setting('PLAUDER_OPENAI_TOKEN_GAP_TIMEOUT', duration(), '15s'),
-  breakerFailures: setting('PLAUDER_OPENAI_BREAKER_FAILURES', integer(1, 1_000), '5'),
+  // A very large count keeps the breaker closed: every failure then reaches the upstream.
+  breakerFailures: setting('PLAUDER_OPENAI_BREAKER_FAILURES', integer(1, 1_000_000), '5'),
   breakerCooldownMs: setting('PLAUDER_OPENAI_BREAKER_COOLDOWN', duration(), '30s'),
 } satisfies Record<string, Setting<unknown>>;
 
