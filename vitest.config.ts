@@ -45,6 +45,7 @@ const DIALECT_NEUTRAL = [
   'test/reliability/upstream-faults.test.ts',
   'test/v1/openai-sdk.test.ts',
   'test/v1/agent-clients.test.ts',
+  'test/v1/dead-upstream-clients.test.ts',
   'test/v1/responses-openai-sdk.test.ts',
   'test/v1/responses-agents.test.ts',
   'test/v1/messages/anthropic-clients.test.ts',

@@ -28,7 +28,7 @@ import { usageRoutes } from './routes/api/usage-routes.js';
 import { DEFAULT_PING_MS } from './routes/event-stream.js';
 import { MCP_ROUTE, mcpRoutes } from './routes/mcp/mcp-routes.js';
 import { docsRoutes } from './routes/ops/docs-routes.js';
-import { createMetrics, type Metrics } from './routes/ops/metrics.js';
+import { createMetrics, type Metrics, watchUpstreams } from './routes/ops/metrics.js';
 import { opsRoutes } from './routes/ops/ops-routes.js';
 import { rootRoute } from './routes/ops/root-route.js';
 import { completeResponses } from './routes/responses.js';
@@ -38,6 +38,8 @@ import { RESPONSES_ROUTE } from './routes/v1/responses/responses-routes.js';
 import { COMPLETIONS_ROUTE, v1Routes } from './routes/v1/v1-routes.js';
 import type { AppDeps } from './services.js';
 import { startSessionSweeper } from './sessions/session-sweeper.js';
+import { startTracing, traceRequests } from './tracing/tracing.js';
+import { upstreamTelemetry } from './tracing/upstream-telemetry.js';
 import { VERSION } from './version.js';
 
 export interface BuildAppOptions {
@@ -114,6 +116,7 @@ export async function buildApp(
   const guard = guardConnections(app.server, config.limits.maxConnections);
   const closing = installDrainOnClose(app, guard);
   installCommonHooks(app, metrics, closing);
+  installTelemetry(app, config, deps, metrics);
 
   const stopping = stopTurnsOnClose(app, options.turnDrainMs ?? TURN_DRAIN_MS);
   const takeTurn = createTakeTurn(deps.services, deps.core, {
@@ -147,6 +150,21 @@ export async function buildApp(
     if (lost > 0) app.log.error({ refunds: lost }, 'refunds could not be written at shutdown');
   });
   return app;
+}
+
+/**
+ * The core's upstream attempts in `/metrics`, and traces when `OTEL_EXPORTER_OTLP_ENDPOINT`
+ * is set (docs/observability.md); without it no tracer exists and no request pays for one.
+ */
+function installTelemetry(app: FastifyInstance, config: Config, deps: AppDeps, metrics: Metrics) {
+  const tracing = config.tracing ? startTracing(config.tracing) : undefined;
+  if (tracing) {
+    traceRequests(app, tracing);
+    app.addHook('onClose', () => tracing.shutdown());
+  }
+  const { core } = deps;
+  core.observe?.(upstreamTelemetry(metrics.genAi, tracing));
+  if (core.upstreams) watchUpstreams(metrics, () => core.upstreams?.() ?? []);
 }
 
 function loggerOptions(config: Config, options: BuildAppOptions): FastifyServerOptions['logger'] {

@@ -22,6 +22,7 @@ import {
   setting,
   text,
 } from '../util/settings.js';
+import { readTracingConfig, TRACING_SETTINGS, type TracingConfig } from './tracing-config.js';
 import { readWebhookConfig, WEBHOOK_SETTINGS, type WebhookConfig } from './webhook-config.js';
 
 /** How long a client may take, and how many may be connected at once (see `connection-guard.ts`). */
@@ -90,6 +91,8 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** Where events are sent (docs/contract.md, "Events"); undefined = no receiver, no events are recorded. */
   readonly webhook: WebhookConfig | undefined;
+  /** OpenTelemetry traces; `undefined` (off) without `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  readonly tracing: TracingConfig | undefined;
 }
 
 export type DatabaseConfig =
@@ -197,6 +200,7 @@ export const ALL_SETTINGS: readonly Setting<unknown>[] = [
   ...OPENAI_SETTINGS,
   ...RASA_SETTINGS,
   ...WEBHOOK_SETTINGS,
+  ...TRACING_SETTINGS,
 ];
 
 export function loadConfig(env: Env): Config {
@@ -205,6 +209,7 @@ export function loadConfig(env: Env): Config {
   const database = parseDatabaseUrl(s.databaseUrl, s.poolSize, problems);
   const plans = readPlans(s.plans, problems);
   const webhook = readWebhookConfig(env, problems);
+  const tracing = readTracingConfig(env, problems);
   if (s.headersTimeoutMs > s.requestTimeoutMs) {
     problems.push('PLAUDER_HEADERS_TIMEOUT: expected at most PLAUDER_REQUEST_TIMEOUT');
   }
@@ -245,6 +250,7 @@ export function loadConfig(env: Env): Config {
     ),
     adminToken: s.adminToken,
     webhook,
+    tracing,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -5,6 +5,7 @@
  * is the only place that chooses one.
  */
 import type { CancelSignal } from '../util/cancellation.js';
+import type { UpstreamObserver } from './http/upstream-observer.js';
 
 /** The language of the endpoint: `/api/chat` is German, `/api/chat-en` English. */
 export type Language = 'de' | 'en';
@@ -179,6 +180,21 @@ export interface CoreAdapter {
   stream?(request: CoreRequest): AsyncIterable<CoreChunk>;
   /** Releases pooled connections and timers. */
   close?(): Promise<void>;
+  /**
+   * The state of each upstream's circuit breaker, by position (never its URL), for `/readyz`
+   * and `/metrics`. Absent: a core without upstreams.
+   */
+  upstreams?(): readonly UpstreamHealth[];
+  /** Tells `observer` of every upstream attempt from now on (metrics, traces). */
+  observe?(observer: UpstreamObserver): void;
+}
+
+/** An upstream's breaker: `closed`, `open` (resting) or `half_open` (one probe may go). */
+export interface UpstreamHealth {
+  readonly upstream: number;
+  readonly state: 'closed' | 'open' | 'half_open';
+  /** Seconds until the breaker lets a probe through (0 unless open). */
+  readonly retryInSeconds: number;
 }
 
 export type CoreErrorCode = 'core_unavailable' | 'core_timeout';
@@ -186,11 +202,18 @@ export type CoreErrorCode = 'core_unavailable' | 'core_timeout';
 /** A technical failure of the core. Its message is for logs only and never reaches a client. */
 export class CoreError extends Error {
   override readonly name = 'CoreError';
+  /**
+   * Set when the core refused at once because every upstream is resting (their circuit
+   * breakers are open): how long until one may be asked again. Such a turn is answered 503
+   * with `Retry-After` (docs/core.md, "Several upstreams").
+   */
+  readonly retryAfterMs: number | undefined;
   constructor(
     readonly code: CoreErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number },
   ) {
     super(message, options);
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }

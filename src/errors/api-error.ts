@@ -12,9 +12,14 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     /** Extra response headers (WWW-Authenticate, Retry-After, ...). */
     readonly headers: Readonly<Record<string, string>> = {},
+    /**
+     * A status other than the code's own, on every door: 503 for `core_unavailable` when
+     * every upstream rests (docs/core.md, "Several upstreams").
+     */
+    readonly statusOverride?: number,
   ) {
     super(ERROR_MESSAGES[code]);
-    this.statusCode = statusOf(code);
+    this.statusCode = statusOverride ?? statusOf(code);
   }
 }
 

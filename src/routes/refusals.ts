@@ -6,6 +6,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { TurnDecision } from '../chat/take-turn.js';
+import { CoreError } from '../core/core-adapter.js';
 import { ApiError } from '../errors/api-error.js';
 import { type QuotaState, rateLimitHeaders, retryAfterSeconds } from '../quota/quota-service.js';
 
@@ -42,7 +43,7 @@ export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
     case 'too_many_concurrent':
       throw new ApiError(decision.kind, { 'retry-after': '1' });
     case 'failed':
-      throw Object.assign(new ApiError(decision.code), { cause: decision.cause });
+      throw Object.assign(failedError(decision), { cause: decision.cause });
     case 'client_closed':
     case 'client_closed_after_delivery':
       // Nobody is there to answer; the request is logged when its connection closed.
@@ -50,6 +51,18 @@ export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
     default:
       return decision satisfies never;
   }
+}
+
+/**
+ * A failed core is 500, except a core that refused at once because every upstream rests
+ * (their circuit breakers are open): 503 with `Retry-After` until the first probe, which
+ * OpenAI's clients may retry (docs/core.md, "Several upstreams").
+ */
+function failedError({ code, cause }: Extract<Refusal, { kind: 'failed' }>): ApiError {
+  const retryAfterMs = cause instanceof CoreError ? cause.retryAfterMs : undefined;
+  if (code !== 'core_unavailable' || retryAfterMs === undefined) return new ApiError(code);
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new ApiError(code, { 'retry-after': String(seconds) }, 503);
 }
 
 function quotaExceeded(state: QuotaState): ApiError {

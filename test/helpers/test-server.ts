@@ -84,7 +84,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     options.keyCacheMonotonic,
   );
   const shared = options.core === undefined && config.core.kind === 'builtin';
-  const core = options.core ?? (shared ? await builtinCore(config) : await createCore(config.core));
+  const core =
+    options.core ??
+    (shared
+      ? await builtinCore(config)
+      : await createCore(config.core, options.clock ? { now: options.clock } : {}));
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {

@@ -32,6 +32,7 @@ const FLOORS = [
   'chat',
   'connection-guard',
   'routes',
+  'tracing',
   'app',
   'server',
   'cli',

@@ -5,8 +5,9 @@
  * POST (src/core/http/http-upstream.ts), with these differences:
  * - the attempt's time limit is the time to the first item (`firstItemMs`), and then the
  *   longest gap between two items (`gapMs`), not the whole reply;
- * - a failed attempt is retried (with the same backoff) only while no item has been passed
- *   on: after that the reply cannot be taken back, so the failure ends the stream.
+ * - a failed attempt moves the turn to the next upstream (or a retry, src/core/http/failover.ts)
+ *   only while no item has been passed on: after that the reply cannot be taken back, so the
+ *   failure ends the stream.
  * Leaving the loop early (the consumer stops iterating) or the caller's signal aborts the
  * upstream request at once.
  *
@@ -18,7 +19,7 @@
 
 import { TextDecoder } from 'node:util';
 import type { CancelSignal } from '../../util/cancellation.js';
-import { CoreError } from '../core-adapter.js';
+import { CoreError, type TokenUsage } from '../core-adapter.js';
 import {
   abortError,
   type BodyReading,
@@ -26,14 +27,10 @@ import {
   judgeStatus,
   type Outcome,
 } from './attempt-judging.js';
-import { retryDelayMs, sleep } from './retry-policy.js';
-import type {
-  AttemptFailure,
-  StreamControl,
-  UpstreamClient,
-  UpstreamResponse,
-} from './upstream-client.js';
-import type { UpstreamSettings } from './upstream-config.js';
+import { type BodyFor, bodyOf, type Member, type TurnRoute } from './failover.js';
+import { sleep } from './retry-policy.js';
+import type { AttemptFailure, StreamControl, UpstreamResponse } from './upstream-client.js';
+import type { AttemptWatch, Describe, UpstreamObserver } from './upstream-observer.js';
 
 /** Turns the body's text, as it arrives, into items; `end` is told when the body ended. */
 export interface StreamDecoder<T> {
@@ -52,18 +49,19 @@ export interface StreamTimeouts {
 export interface StreamParams<T> {
   readonly label: string;
   readonly hints: Readonly<Record<number, string>>;
-  readonly settings: UpstreamSettings;
   readonly timeouts: StreamTimeouts;
   readonly decoder: () => StreamDecoder<T>;
+  readonly observer: UpstreamObserver | undefined;
+  readonly describe: Describe<T> | undefined;
 }
 
 export function streamFromUpstream<T>(
-  client: UpstreamClient,
-  body: string,
+  route: TurnRoute,
+  body: BodyFor,
   signal: CancelSignal,
   params: StreamParams<T>,
 ): AsyncIterable<T> {
-  return new UpstreamItems(client, body, signal, params);
+  return new UpstreamItems(route, body, signal, params);
 }
 
 /** Items waiting beyond this many pause the socket until the consumer has caught up. */
@@ -97,7 +95,13 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
   private passed = false;
   /** The attempt under way has its response's status and headers. */
   private responded = false;
-  private attempt = 0;
+  /** The upstream of the attempt under way (or waited for), until the attempt ends. */
+  private member: Member | undefined;
+  private watch: AttemptWatch | undefined;
+  private status: number | undefined;
+  private usage: TokenUsage | undefined;
+  private responseModel: string | undefined;
+  private itemsOfAttempt = 0;
   private control: StreamControl | undefined;
   private decoder: StreamDecoder<T> | undefined;
   private utf8: TextDecoder | undefined;
@@ -108,8 +112,8 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
   private readonly onAbort = () => this.stop('caller');
 
   constructor(
-    private readonly client: UpstreamClient,
-    private readonly body: string,
+    private readonly route: TurnRoute,
+    private readonly body: BodyFor,
     private readonly signal: CancelSignal,
     private readonly params: StreamParams<T>,
   ) {
@@ -155,31 +159,82 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
   }
 
   private get where(): string {
-    return `attempt ${this.attempt} of ${this.params.settings.maxRetries + 1}`;
+    return this.route.where;
   }
 
+  /** The next attempt: on the upstream the route names, after its wait. */
   private start(): void {
-    const { label, timeouts } = this.params;
-    this.attempt++;
+    const { label } = this.params;
+    // No attempt starts once the caller is gone (docs/contract.md, "Several upstreams").
     if (this.signal.aborted) {
-      this.finish(abortError(label, this.signal.reason, `before attempt ${this.attempt}`));
+      const when = `before attempt ${this.route.attempt + 1}`;
+      this.finish(abortError(label, this.signal.reason, when));
       return;
     }
+    const step = this.route.next();
+    if (step instanceof CoreError) {
+      this.finish(step);
+      return;
+    }
+    this.member = step.member;
+    if (step.waitMs <= 0) {
+      this.begin(step.member);
+      return;
+    }
+    const after = this.route.attempt - 1;
+    void sleep(step.waitMs, this.signal).then((waited) => {
+      if (this.ended) return;
+      if (waited) this.begin(step.member);
+      else {
+        const when = `while waiting to retry after attempt ${after}`;
+        this.finish(abortError(label, this.signal.reason, when));
+      }
+    });
+  }
+
+  private begin(member: Member): void {
+    const { timeouts, observer } = this.params;
     this.decoder = this.params.decoder();
     this.utf8 = new TextDecoder('utf-8');
     this.gapTimer = false;
     this.responded = false;
+    this.status = undefined;
+    this.usage = undefined;
+    this.responseModel = undefined;
+    this.itemsOfAttempt = 0;
+    this.watch = observer?.attempt({ ...member.start, streamed: true });
     this.timer = setTimeout(() => this.stop('first_item'), timeouts.firstItemMs);
-    this.control = this.client.stream(this.body, this);
+    const body = bodyOf(this.body, member.index);
+    this.control = member.client.stream(body, this, this.watch?.headers);
+  }
+
+  /** The attempt under way ended: its breaker and its observer are told how. */
+  private attemptEnded(outcome: Outcome<never> | 'ok' | 'ours', errorType?: string): void {
+    const member = this.member;
+    if (member === undefined) return;
+    this.member = undefined;
+    if (outcome === 'ok') this.route.succeeded(member);
+    else if (outcome === 'ours') this.route.released(member);
+    else if (outcome.kind !== 'value') this.route.failed(member, outcome);
+    const watch = this.watch;
+    this.watch = undefined;
+    if (watch === undefined) return;
+    watch.end({
+      ...(this.status === undefined ? {} : { status: this.status }),
+      ...(errorType === undefined ? {} : { errorType }),
+      ...(this.usage === undefined ? {} : { usage: this.usage }),
+      ...(this.responseModel === undefined ? {} : { responseModel: this.responseModel }),
+    });
   }
 
   // StreamReader: what the upstream client reports of the attempt under way.
 
   onStart(status: number, headers: UpstreamResponse['headers']): void {
     this.responded = true;
+    this.status = status;
     const { label, hints } = this.params;
     const refused = judgeStatus<never>(status, headers, { label, hints, where: this.where });
-    if (refused) this.attemptFailed(refused);
+    if (refused) this.attemptFailed(refused, String(status));
   }
 
   onData(chunk: Buffer): void {
@@ -194,6 +249,7 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
     // The request is complete: nothing to abort.
     this.control = undefined;
     this.clearTimer();
+    this.attemptEnded('ok');
     this.finish(undefined);
   }
 
@@ -202,22 +258,25 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
     if (failure.kind === 'connection' && this.responded) {
       const message = `${label}: the stream broke off (${this.where})`;
       const error = new CoreError('core_unavailable', message, { cause: failure.cause });
-      this.attemptFailed({ kind: 'retry', error });
+      this.attemptFailed({ kind: 'retry', error }, 'stream_broken');
       return;
     }
-    this.attemptFailed(judgeFailure(failure, { label, where: this.where }));
+    const errorType = failure.kind === 'aborted' ? 'cancelled' : failure.kind;
+    this.attemptFailed(judgeFailure(failure, { label, where: this.where }), errorType);
   }
 
   /** Queues what the decoder read; false when the body was unusable (the attempt failed). */
   private accept(reading: BodyReading<readonly T[]>): boolean {
     if (!reading.ok) {
       const message = `${this.params.label}: unusable stream: ${reading.problem} (${this.where})`;
-      this.attemptFailed({ kind: 'retry', error: new CoreError('core_unavailable', message) });
+      const error = new CoreError('core_unavailable', message);
+      this.attemptFailed({ kind: 'retry', error }, 'invalid_response');
       return false;
     }
     const items = reading.value;
     if (items.length === 0) return true;
     this.passed = true;
+    if (this.watch) this.noteItems(items);
     this.restartGapTimer();
     const waiting = this.waiting;
     let first = 0;
@@ -263,6 +322,7 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
     this.control?.abort(reason instanceof Error ? reason : new Error('aborted by the caller'));
     this.control = undefined;
     this.clearTimer();
+    if (why === 'consumer' || why === 'caller') this.attemptEnded('ours', 'cancelled');
     if (why === 'consumer') {
       this.finish(undefined);
       return;
@@ -271,7 +331,7 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
     if (why === 'caller') {
       const when = underWay
         ? `during ${this.where}`
-        : `while waiting to retry after attempt ${this.attempt}`;
+        : `while waiting to retry after attempt ${this.route.attempt}`;
       this.finish(abortError(label, this.signal.reason, when));
       return;
     }
@@ -279,39 +339,41 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
     const ms = why === 'gap' ? '' : ` within ${timeouts.firstItemMs}ms`;
     const message = `${label}: waited for ${limit}${ms} (${this.where})`;
     this.stopped = undefined;
-    this.attemptFailed({ kind: 'retry', error: new CoreError('core_timeout', message) });
+    const error = new CoreError('core_timeout', message);
+    this.attemptFailed({ kind: 'retry', error }, 'timeout');
   }
 
-  /** The attempt under way failed: retried while nothing was passed on, else the end. */
-  private attemptFailed(outcome: Outcome<never>): void {
+  /**
+   * The attempt under way failed: the turn moves on (the next upstream, or a retry) while
+   * nothing was passed on, else it ends.
+   */
+  private attemptFailed(outcome: Outcome<never>, errorType: string): void {
     this.clearTimer();
     this.control?.abort(ATTEMPT_ENDED);
     this.control = undefined;
+    this.attemptEnded(outcome, errorType);
     if (outcome.kind === 'value') {
       this.finish(undefined);
       return;
     }
-    const { settings } = this.params;
-    if (outcome.kind === 'fail' || this.passed || this.attempt > settings.maxRetries) {
+    if (outcome.kind === 'fail' || this.passed || !this.route.canRetry) {
       this.finish(outcome.error);
       return;
     }
-    const { retryBaseDelayMs, retryMaxDelayMs } = settings;
-    const wait = retryDelayMs(
-      this.attempt,
-      retryBaseDelayMs,
-      retryMaxDelayMs,
-      outcome.retryAfterMs,
-    );
-    const after = this.attempt;
-    void sleep(wait, this.signal).then((waited) => {
-      if (this.ended) return;
-      if (waited) this.start();
-      else {
-        const when = `while waiting to retry after attempt ${after}`;
-        this.finish(abortError(this.params.label, this.signal.reason, when));
-      }
-    });
+    this.start();
+  }
+
+  /** What the observer is told of the attempt's items: the first one's time, usage, model. */
+  private noteItems(items: readonly T[]): void {
+    if (this.itemsOfAttempt === 0) this.watch?.firstItem();
+    this.itemsOfAttempt += items.length;
+    const describe = this.params.describe;
+    if (describe === undefined) return;
+    for (const item of items) {
+      const noted = describe(item);
+      if (noted?.usage) this.usage = noted.usage;
+      if (noted?.responseModel) this.responseModel = noted.responseModel;
+    }
   }
 
   /** The stream is over: well (`undefined`) or with `error`, told to a waiting `next()`. */
@@ -319,6 +381,8 @@ class UpstreamItems<T> implements AsyncIterableIterator<T, undefined> {
     if (this.ended) return;
     this.ended = error ? { error } : {};
     this.clearTimer();
+    // Ended while waiting to retry, or by the caller: the upstream's breaker is not blamed.
+    this.attemptEnded('ours', 'cancelled');
     this.signal.removeEventListener('abort', this.onAbort);
     if (this.control) {
       this.control.abort(ATTEMPT_ENDED);

@@ -61,14 +61,22 @@ export interface StreamControl {
   resume(): void;
 }
 
+/** Headers of one attempt besides the client's fixed ones (trace context); made by us. */
+type ExtraHeaders = Readonly<Record<string, string>> | undefined;
+
 export interface UpstreamClient {
-  post(body: string, signal: CancelSignal, timeoutMs: number): Promise<AttemptResult>;
+  post(
+    body: string,
+    signal: CancelSignal,
+    timeoutMs: number,
+    extra?: ExtraHeaders,
+  ): Promise<AttemptResult>;
   /**
    * POSTs `body` and hands the response to `reader` as it streams (undici's handler API:
    * no stream or promise per piece). The caller keeps its own timers and ends the attempt
    * with the returned control.
    */
-  stream(body: string, reader: StreamReader): StreamControl;
+  stream(body: string, reader: StreamReader, extra?: ExtraHeaders): StreamControl;
   close(): Promise<void>;
 }
 
@@ -97,20 +105,23 @@ export function createUpstreamClient(
     bodyTimeout: 0,
   });
   const path = `${url.pathname}${url.search}`;
-  const send = (body: string, signal: CancelSignal, timeoutMs: number) =>
-    sendOnce(pool, { path, headers, body, signal, timeoutMs });
+  const send = (body: string, signal: CancelSignal, timeoutMs: number, all: typeof headers) =>
+    sendOnce(pool, { path, headers: all, body, signal, timeoutMs });
+  const withExtra = (extra: ExtraHeaders) =>
+    extra === undefined ? headers : { ...headers, ...extra };
 
   return {
-    async post(body, signal, timeoutMs) {
+    async post(body, signal, timeoutMs, extra) {
       if (refused) return { ok: false, failure: refused };
-      const first = await send(body, signal, timeoutMs);
+      const all = withExtra(extra);
+      const first = await send(body, signal, timeoutMs, all);
       if (first.ok || first.failure.kind !== 'connection' || !first.failure.stale) return first;
       // The server closed an idle pooled socket while we were writing to it: the request
       // never reached it, so resend once at once on a fresh socket.
-      return send(body, signal, timeoutMs);
+      return send(body, signal, timeoutMs, all);
     },
-    stream(body, reader) {
-      return streamOnce(pool, { path, headers, body }, reader, refused);
+    stream(body, reader, extra) {
+      return streamOnce(pool, { path, headers: withExtra(extra), body }, reader, refused);
     },
     async close() {
       await pool.destroy();

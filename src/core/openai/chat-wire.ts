@@ -50,6 +50,7 @@ export function buildChatRequest(
   options: OpenAiCoreOptions,
   request: CoreRequest,
   stream = false,
+  model = options.model,
 ): ChatCompletionRequest {
   const messages: (ChatMessage | WireMessage)[] = [
     { role: 'system', content: options.systemPrompts[request.language] },
@@ -73,7 +74,7 @@ export function buildChatRequest(
   // Built field by field (in OpenAI's order), not from spreads: see
   // test/house/object-literals.test.ts.
   const body: { -readonly [K in keyof ChatCompletionRequest]?: ChatCompletionRequest[K] } = {
-    model: options.model,
+    model,
     messages,
   };
   if (temperature !== undefined) body.temperature = temperature;
@@ -112,6 +113,8 @@ export interface ChatReply {
   readonly usage: TokenUsage | undefined;
   /** The finish reason and tool calls, when the answer called tools or did not just stop. */
   readonly finish: CoreFinish | undefined;
+  /** The model the upstream says answered (`gen_ai.response.model`), when it says. */
+  readonly model?: string;
 }
 
 /**
@@ -147,7 +150,11 @@ export function parseChatReply(body: string): BodyReading<ChatReply> {
   const reason = typeof first.finish_reason === 'string' ? first.finish_reason : 'stop';
   const finish =
     toolCalls !== undefined ? { reason, toolCalls } : reason !== 'stop' ? { reason } : undefined;
-  return { ok: true, value: { text: reply, usage: readUsage(json.usage), finish } };
+  const value: ChatReply = { text: reply, usage: readUsage(json.usage), finish };
+  return {
+    ok: true,
+    value: typeof json.model === 'string' ? { ...value, model: json.model } : value,
+  };
 }
 
 /** A non-empty `tool_calls` array of function calls; undefined when there is none. */

@@ -47,8 +47,7 @@ function createUpstreams(options: RasaCoreOptions): Record<Language, HttpUpstrea
   const open = (webhook: string) =>
     createHttpUpstream({
       label: 'rasa core',
-      url: new URL(webhook),
-      headers: HEADERS,
+      targets: [{ url: new URL(webhook), headers: HEADERS }],
       settings: options,
       statusHints: STATUS_HINTS,
     });

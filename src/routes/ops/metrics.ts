@@ -8,6 +8,7 @@
  * made once per route, because prom-client hashes the labels object of every call.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { TokenUsage, UpstreamHealth } from '../../core/core-adapter.js';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -19,6 +20,20 @@ export interface Metrics {
   readonly turnsWaiting: Gauge;
   /** Webhook delivery attempts by how they ended (delivered, retry, gave_up, gone). */
   readonly webhookAttempts: Counter<'result'>;
+  /** The upstream attempts of an LLM core, in the names of the GenAI conventions. */
+  readonly genAi: GenAiMetrics;
+}
+
+/**
+ * The OpenTelemetry GenAI metrics in Prometheus' spelling (`gen_ai.client.token.usage` is
+ * `gen_ai_client_token_usage`), so dashboards made for them work (docs/observability.md).
+ * Labels: the configured model, the token type, the error type; never a key or a session.
+ */
+export interface GenAiMetrics {
+  tokenUsage(model: string, usage: TokenUsage): void;
+  timeToFirstToken(model: string, seconds: number): void;
+  /** One attempt's duration; `errorType` when it failed (`timeout`, `500`, ...). */
+  requestDuration(model: string, seconds: number, errorType: string | undefined): void;
 }
 
 interface RequestMetrics {
@@ -96,6 +111,7 @@ export function createMetrics(): Metrics {
       help: "Turns waiting for their key's place or a core slot now",
       registers: [registry],
     }),
+    genAi: genAiMetrics(registry),
     webhookAttempts: new Counter({
       name: 'plauder_webhook_attempts_total',
       help: 'Webhook delivery attempts of this instance by result: delivered, retry, gave_up (retries ran out), gone (410)',
@@ -103,6 +119,73 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
   };
+}
+
+function genAiMetrics(registry: Registry): GenAiMetrics {
+  const tokens = new Histogram({
+    name: 'gen_ai_client_token_usage',
+    help: 'Tokens per upstream answer by type (input, output) and requested model',
+    labelNames: ['gen_ai_operation_name', 'gen_ai_request_model', 'gen_ai_token_type'],
+    // The GenAI conventions' advised buckets.
+    buckets: [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304],
+    registers: [registry],
+  });
+  const firstToken = new Histogram({
+    name: 'gen_ai_server_time_to_first_token_seconds',
+    help: "Seconds from a streamed attempt's start to its first token, by requested model",
+    labelNames: ['gen_ai_operation_name', 'gen_ai_request_model'],
+    buckets: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'gen_ai_server_request_duration_seconds',
+    help: 'Seconds per upstream attempt, by requested model and error type (empty: success)',
+    labelNames: ['gen_ai_operation_name', 'gen_ai_request_model', 'error_type'],
+    buckets: [
+      0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+    ],
+    registers: [registry],
+  });
+  const chat = 'chat';
+  return {
+    tokenUsage(model, usage) {
+      const labels = { gen_ai_operation_name: chat, gen_ai_request_model: model };
+      tokens.observe({ ...labels, gen_ai_token_type: 'input' }, usage.promptTokens);
+      tokens.observe({ ...labels, gen_ai_token_type: 'output' }, usage.completionTokens);
+    },
+    timeToFirstToken(model, seconds) {
+      firstToken.observe({ gen_ai_operation_name: chat, gen_ai_request_model: model }, seconds);
+    },
+    requestDuration(model, seconds, errorType) {
+      const labels = {
+        gen_ai_operation_name: chat,
+        gen_ai_request_model: model,
+        error_type: errorType ?? '',
+      };
+      duration.observe(labels, seconds);
+    },
+  };
+}
+
+/** How a breaker's state is shown: 0 closed, 1 half open (a probe may go), 2 open. */
+const BREAKER_VALUES = { closed: 0, half_open: 1, open: 2 } as const;
+
+/**
+ * `plauder_upstream_breaker_state{upstream="0"}` per upstream of the core, by position in
+ * the configured list (never its URL, which may carry credentials in its query).
+ */
+export function watchUpstreams(metrics: Metrics, upstreams: () => readonly UpstreamHealth[]): void {
+  new Gauge({
+    name: 'plauder_upstream_breaker_state',
+    help: "Each upstream's circuit breaker by position: 0 closed, 1 half open (one probe may go), 2 open",
+    labelNames: ['upstream'],
+    registers: [metrics.registry],
+    collect() {
+      for (const { upstream, state } of upstreams()) {
+        this.set({ upstream: String(upstream) }, BREAKER_VALUES[state]);
+      }
+    },
+  });
 }
 
 type Labels = Record<string, string | number>;

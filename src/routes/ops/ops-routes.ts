@@ -17,12 +17,35 @@ const statusSchema = {
   properties: { status: { type: 'string' } },
 } as const;
 
+/** Each upstream's circuit breaker, by position (docs/core.md, "Several upstreams"). */
+const upstreamsSchema = {
+  type: 'array',
+  description:
+    "The core's upstreams by position in PLAUDER_OPENAI_BASE_URL and their circuit breakers (only with several-upstream cores). An open breaker does not make the instance unready: every instance shares the upstreams.",
+  items: {
+    type: 'object',
+    required: ['upstream', 'state', 'retryInSeconds'],
+    properties: {
+      upstream: { type: 'integer' },
+      state: { type: 'string', enum: ['closed', 'open', 'half_open'] },
+      retryInSeconds: { type: 'integer' },
+    },
+  },
+} as const;
+
+const readySchema = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { type: 'string' }, upstreams: upstreamsSchema },
+} as const;
+
 const notReadySchema = {
   type: 'object',
   required: ['error', 'reason'],
   properties: {
     error: errorBodySchema.properties.error,
     reason: { type: 'string', description: 'Why the instance is not ready' },
+    upstreams: upstreamsSchema,
   },
 } as const;
 
@@ -79,7 +102,7 @@ export async function opsRoutes(app: FastifyInstance, deps: OpsDeps): Promise<vo
           'The core is not asked to answer: an upstream hiccup must not take every instance out of the load balancer at once.',
         tags: ['ops'],
         response: {
-          200: { ...statusSchema, examples: [{ status: 'ready' }] },
+          200: { ...readySchema, examples: [{ status: 'ready' }] },
           503: notReadySchema,
         },
       },
@@ -92,10 +115,14 @@ export async function opsRoutes(app: FastifyInstance, deps: OpsDeps): Promise<vo
         request.log.warn({ error: safeError(error) }, 'database not reachable');
         reason = 'the database does not answer';
       }
-      if (reason === undefined) return { status: 'ready' };
+      const upstreams = deps.core.upstreams?.();
+      const detail = upstreams === undefined ? {} : { upstreams };
+      if (reason === undefined) return { status: 'ready', ...detail };
       if (!reason.startsWith('the database does not')) request.log.warn({ reason }, 'not ready');
       request.errorCode = 'service_unavailable';
-      return reply.code(503).send({ ...errorBody('service_unavailable', request.id), reason });
+      return reply
+        .code(503)
+        .send({ ...errorBody('service_unavailable', request.id), reason, ...detail });
     },
   );
 

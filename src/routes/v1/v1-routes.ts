@@ -286,11 +286,11 @@ function renderError(error: FastifyError | ApiError, request: FastifyRequest, re
     );
   }
   reply.headers(apiError.headers);
-  return sendError(request, reply, apiError.code);
+  return sendError(request, reply, apiError.code, apiError.statusOverride);
 }
 
-function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode) {
+function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode, status?: number) {
   request.errorCode = code;
-  const { status, body } = openAiErrorOf(code);
-  return reply.code(status).send(body);
+  const answer = openAiErrorOf(code);
+  return reply.code(status ?? answer.status).send(answer.body);
 }

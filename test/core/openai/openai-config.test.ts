@@ -33,8 +33,59 @@ describe('readOpenAiCoreConfig', () => {
       maxConnections: 64,
       firstTokenTimeoutMs: 30_000,
       tokenGapTimeoutMs: 15_000,
+      fallbacks: [],
+      breakerFailures: 5,
+      breakerCooldownMs: 30_000,
     });
     expect(Object.isFrozen(options)).toBe(true);
+  });
+
+  it('reads several base URLs with one model and key for all, in order', () => {
+    const { options, problems } = read({
+      PLAUDER_OPENAI_BASE_URL: 'http://a.example/v1, http://b.example:8000/v1',
+      PLAUDER_OPENAI_MODEL: 'llama3.2',
+      PLAUDER_OPENAI_API_KEY: 'sk-one',
+      PLAUDER_OPENAI_BREAKER_FAILURES: '3',
+      PLAUDER_OPENAI_BREAKER_COOLDOWN: '10s',
+    });
+    expect(problems).toEqual([]);
+    expect(options).toMatchObject({
+      baseUrl: 'http://a.example/v1',
+      apiKey: 'sk-one',
+      model: 'llama3.2',
+      fallbacks: [{ baseUrl: 'http://b.example:8000/v1', apiKey: 'sk-one', model: 'llama3.2' }],
+      breakerFailures: 3,
+      breakerCooldownMs: 10_000,
+    });
+  });
+
+  it('pairs a list of keys and models with the base URLs by position', () => {
+    const { options, problems } = read({
+      PLAUDER_OPENAI_BASE_URL: 'http://a.example/v1,http://b.example/v1',
+      PLAUDER_OPENAI_MODEL: 'big,small',
+      PLAUDER_OPENAI_API_KEY: 'sk-a,sk-b',
+    });
+    expect(problems).toEqual([]);
+    expect(options).toMatchObject({ apiKey: 'sk-a', model: 'big' });
+    expect(options.fallbacks).toEqual([
+      { baseUrl: 'http://b.example/v1', apiKey: 'sk-b', model: 'small' },
+    ]);
+  });
+
+  it('lists every problem of the upstream lists at once, without quoting a key', () => {
+    const { problems } = read({
+      PLAUDER_OPENAI_BASE_URL: 'http://a.example/v1,ftp://b.example,http://c.example/v1',
+      PLAUDER_OPENAI_MODEL: 'one,two',
+      PLAUDER_OPENAI_API_KEY: 'sk-secret-a,sk secret b,sk-secret-c',
+      PLAUDER_OPENAI_BREAKER_FAILURES: '0',
+    });
+    const text = problems.join('\n');
+    expect(problems).toHaveLength(4);
+    expect(text).toMatch(/PLAUDER_OPENAI_BASE_URL must use http or https \(entry 2\)/);
+    expect(text).toMatch(/PLAUDER_OPENAI_API_KEY expects only visible ASCII.*\(entry 2\)/);
+    expect(text).toMatch(/PLAUDER_OPENAI_MODEL lists 2 values for 3 base URLs/);
+    expect(text).toContain('PLAUDER_OPENAI_BREAKER_FAILURES');
+    expect(text).not.toContain('secret');
   });
 
   it('default system prompts ask for German and English and name plauder', () => {

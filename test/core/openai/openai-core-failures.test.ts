@@ -34,36 +34,16 @@ describe('openai core: timeouts', () => {
     expect(elapsed).toBeLessThan(2_000);
   });
 
-  test('bounds the total time to attempts x timeout plus capped waits', async ({
+  test('never asks the one upstream again after a timeout: a slow answer is not generated twice', async ({
     upstream,
     openCore,
   }) => {
-    await upstream.script({ hang: true }, { hang: true }, { hang: true });
-    const options = { timeoutMs: 200, maxRetries: 2, retryMaxDelayMs: 50 };
-    const started = performance.now();
-    const error = await failure(openCore(options).reply(ask()));
-    const elapsed = performance.now() - started;
+    await upstream.script({ hang: true }, { content: 'zu spät' });
+    const error = await failure(openCore({ timeoutMs: 200, maxRetries: 2 }).reply(ask()));
 
     expect(error.code).toBe('core_timeout');
-    expect(error.message).toContain('attempt 3 of 3');
-    expect(await requestCount(upstream)).toBe(3);
-    expect(elapsed).toBeLessThan(3 * 200 + 2 * 50 + 1_500);
-  });
-
-  test('retries after a timeout and returns the next reply', async ({ upstream, openCore }) => {
-    await upstream.script({ hang: true }, { content: 'Endlich.' });
-    await expect(openCore({ timeoutMs: 200 }).reply(ask())).resolves.toBe('Endlich.');
-    expect(await requestCount(upstream)).toBe(2);
-  });
-
-  test('reports core_unavailable when only an earlier attempt timed out', async ({
-    upstream,
-    openCore,
-  }) => {
-    await upstream.script({ hang: true }, { status: 503, body: {} });
-    const error = await failure(openCore({ timeoutMs: 200, maxRetries: 1 }).reply(ask()));
-    expect(error.code).toBe('core_unavailable');
-    expect(error.message).toContain('HTTP 503');
+    expect(error.message).toContain('attempt 1 of 3');
+    expect(await requestCount(upstream)).toBe(1);
   });
 });
 

@@ -150,6 +150,9 @@ export function testOptions(
     maxConnections: 8,
     firstTokenTimeoutMs: 2_000,
     tokenGapTimeoutMs: 1_000,
+    fallbacks: [],
+    breakerFailures: 5,
+    breakerCooldownMs: 30_000,
     ...overrides,
   };
 }

@@ -276,11 +276,11 @@ function renderError(error: FastifyError | ApiError, request: FastifyRequest, re
     );
   }
   reply.headers(apiError.headers);
-  return sendError(request, reply, apiError.code);
+  return sendError(request, reply, apiError.code, apiError.statusOverride);
 }
 
-function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode) {
+function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode, status?: number) {
   request.errorCode = code;
-  const { status, body } = anthropicErrorOf(code, request.id);
-  return reply.code(status).send(body satisfies AnthropicError);
+  const answer = anthropicErrorOf(code, request.id);
+  return reply.code(status ?? answer.status).send(answer.body satisfies AnthropicError);
 }
