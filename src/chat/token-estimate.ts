@@ -26,7 +26,7 @@ export function estimateUsage(prompt: Prompt | undefined, reply: string): TokenU
   return { promptTokens, completionTokens: estimateTokens(reply) };
 }
 
-function estimateTokens(text: string): number {
+export function estimateTokens(text: string): number {
   if (text.length === 0) return 0;
   return Math.max(1, Math.ceil(codePointLength(text) / CHARACTERS_PER_TOKEN));
 }

@@ -124,6 +124,7 @@ function finishStream(door: DoorEvents, decision: TurnDecision, request: Fastify
     case 'soft_error':
     case 'quota_exceeded':
     case 'rate_limited':
+    case 'token_budget_exceeded':
     case 'too_many_concurrent':
     case 'idempotency_key_invalid':
     case 'idempotency_key_in_flight':

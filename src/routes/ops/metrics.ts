@@ -19,6 +19,8 @@ export interface Metrics {
   readonly turnsWaiting: Gauge;
   /** Webhook delivery attempts by how they ended (delivered, retry, gave_up, gone). */
   readonly webhookAttempts: Counter<'result'>;
+  /** Tokens charged to token budgets, by plan (never by key). */
+  readonly tokens: Counter<'plan'>;
 }
 
 interface RequestMetrics {
@@ -100,6 +102,12 @@ export function createMetrics(): Metrics {
       name: 'plauder_webhook_attempts_total',
       help: 'Webhook delivery attempts of this instance by result: delivered, retry, gave_up (retries ran out), gone (410)',
       labelNames: ['result'],
+      registers: [registry],
+    }),
+    tokens: new Counter({
+      name: 'plauder_tokens_total',
+      help: 'Tokens charged to the token budgets of plans that have them, input and output together, by plan (docs/quota-and-limits.md)',
+      labelNames: ['plan'],
       registers: [registry],
     }),
   };
