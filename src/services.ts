@@ -115,7 +115,7 @@ export function createServices(
  * How much longer than the core's deadline a token reservation stays open before a sweep may
  * release it: the time to record the answer and hand it over (docs/quota-and-limits.md).
  */
-const TOKEN_RESERVATION_SLACK_MS = 30_000;
+const TOKEN_RESERVATION_SLACK_MS = 15_000;
 
 export interface AppDeps {
   readonly services: Services;
