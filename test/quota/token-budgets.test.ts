@@ -10,6 +10,7 @@ import { describe, expect } from 'vitest';
 import { openAiEnv, test } from '../helpers/fixtures.js';
 import { until } from '../helpers/sse.js';
 import { chat, http, type TestServer } from '../helpers/test-server.js';
+import { acceptedByType, startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /** 100 tokens a month, answers capped at 8 tokens unless the request asks otherwise. */
 const PLANS =
@@ -278,5 +279,49 @@ describe('a plan with a token budget', () => {
 
     await server.services.keys.update(id, { plan: 'big' });
     expect((await chat(server, key, { message: 'Hallo' })).status).toBe(200);
+  });
+
+  test('sends quota.warning and quota.exhausted with unit tokens once, and counts tokens by plan in /metrics', async ({
+    upstream,
+    serve,
+    onTestFinished,
+  }) => {
+    const receiver = await startWebhookReceiver();
+    onTestFinished(() => receiver.stop());
+    const server = await serve({
+      env: openAiEnv(upstream, {
+        PLAUDER_PLANS: 'standard=1000,ev=1000/month+20tokens/month+4tokens/answer',
+        PLAUDER_WEBHOOK_URL: receiver.url,
+        PLAUDER_WEBHOOK_SECRET: receiver.secret,
+        PLAUDER_WEBHOOK_POLL_INTERVAL: '50ms',
+      }),
+    });
+    const { id, key } = await server.createKey({ plan: 'ev', name: 'Tokens' });
+    // Each turn reserves 1 + 4 and settles at the reported 1 + 1: the 7th brings the month
+    // from 12 to 17 (80 % is 16; past 16 a turn with the 4-token cap no longer fits).
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      statuses.push((await chat(server, key, { message: 'Hal' })).status);
+      await settled(server, id);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
+    await receiver.waitFor(() => receiver.accepted().length >= 2);
+    const month = server.services.quota.monthOf(Date.now()).month;
+    const data = {
+      keyId: id,
+      name: 'Tokens',
+      plan: 'ev',
+      month,
+      used: 17,
+      limit: 20,
+      unit: 'tokens',
+    };
+    const byType = acceptedByType(receiver);
+    expect(byType.get('quota.warning')?.map((d) => d.event.data)).toEqual([data]);
+    expect(byType.get('quota.exhausted')?.map((d) => d.event.data)).toEqual([data]);
+
+    const metrics = await http(`${server.url}/metrics`);
+    expect(metrics.text).toMatch(/plauder_tokens_total\{plan="ev"\} 16\b/);
+    expect(metrics.text).not.toContain(id);
   });
 });
