@@ -324,4 +324,42 @@ describe('a plan with a token budget', () => {
     expect(metrics.text).toMatch(/plauder_tokens_total\{plan="ev"\} 16\b/);
     expect(metrics.text).not.toContain(id);
   });
+
+  test('refuses for the minute with a Retry-After until the minute ends, which a retry may wait for', async ({
+    upstream,
+    serve,
+  }) => {
+    const server = await serve({
+      env: openAiEnv(upstream, {
+        PLAUDER_PLANS: 'standard=1000,m=1000/month+12tokens/minute+8tokens/answer',
+      }),
+    });
+    const { id, key } = await server.createKey({ plan: 'm' });
+    const messages = [{ role: 'user', content: 'Hallo' }];
+    const first = await http(`${server.url}/v1/chat/completions`, {
+      key,
+      body: { model: 'plauder-de', messages },
+    });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-policy')).toContain('"tokens-minute";q=12;w=60');
+    await settled(server, id);
+    // "Hallo" (2) + 11 is more than the minute holds, in this minute or the next.
+    const refused = await http(`${server.url}/v1/chat/completions`, {
+      key,
+      body: { model: 'plauder-de', messages, max_tokens: 11 },
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.json.error.code).toBe('token_budget_exceeded');
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(refused.headers.get('x-should-retry')).toBeNull();
+    expect(refused.headers.get('ratelimit')).toMatch(/"tokens-minute";r=\d+;t=\d+/);
+    // 2 settled + 2 + 8 fit the minute's 12 (a new minute has them all).
+    const fits = await http(`${server.url}/v1/chat/completions`, {
+      key,
+      body: { model: 'plauder-de', messages, max_tokens: 8 },
+    });
+    expect(fits.status).toBe(200);
+  });
 });
