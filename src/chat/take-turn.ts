@@ -553,7 +553,9 @@ export function createTakeTurn(
       return (await claim?.keepNow(outcome())) === false ? 'fenced' : stored;
     };
     // What the answer cost, once it is known to have been delivered (docs/quota-and-limits.md).
-    const charge = () => {
+    const charge = async () => {
+      // A plan without a budget has nothing to settle: the estimate is not counted for it.
+      if (budget.tokens.reserved === 0) return;
       const charged = tokensOf(usage());
       if (result.usage !== undefined && charged > budget.tokens.reserved && worst.worst > 0) {
         input.onNotice?.({ kind: 'tokens_over_reservation', reserved: worst.worst, charged });
