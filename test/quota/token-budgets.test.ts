@@ -135,6 +135,15 @@ describe('a plan with a token budget', () => {
       error: { type: 'rate_limit_error', details: { error_code: 'token_budget_exceeded' } },
     });
     expect(messagesDoor.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(messagesDoor.headers.get('x-should-retry')).toBe('false');
+
+    // A streamed request is refused before its stream begins, as a plain error.
+    const streamed = await http(`${server.url}/v1/chat/completions`, {
+      key,
+      body: { model: 'plauder-de', messages, max_tokens: 500, stream: true },
+    });
+    expect(streamed.status).toBe(429);
+    expect(streamed.json.error.code).toBe('token_budget_exceeded');
 
     // /api/chat and MCP have no output cap of their own: a budget used up refuses them.
     const big = 'Wort '.repeat(500);
