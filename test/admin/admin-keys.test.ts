@@ -44,7 +44,14 @@ describe('POST /admin/v1/keys', () => {
       createdAt: new Date(NOV_2026).toISOString(),
       updatedAt: new Date(NOV_2026).toISOString(),
       revokedAt: null,
-      usage: { month: '2026-11', used: 0, limit: 5000, remaining: 5000, perMinute: null },
+      usage: {
+        month: '2026-11',
+        used: 0,
+        limit: 5000,
+        remaining: 5000,
+        perMinute: null,
+        tokens: null,
+      },
     });
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -62,6 +69,7 @@ describe('POST /admin/v1/keys', () => {
       limit: 5000,
       remaining: 4999,
       perMinute: null,
+      tokens: null,
     });
     expect(read.json).not.toHaveProperty('key');
     expect(read.text).not.toContain(res.json.key);

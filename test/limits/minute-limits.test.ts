@@ -192,6 +192,7 @@ describe('per-minute limits', () => {
       limit: 1000,
       remaining: 997,
       perMinute: { limit: 60, used: 3, remaining: 57 },
+      tokens: null,
     });
     const list = await http(`${s.url}/admin/v1/keys`, { headers: admin });
     expect(list.json.keys[0].usage.perMinute).toEqual({ limit: 60, used: 3, remaining: 57 });

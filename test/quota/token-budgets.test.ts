@@ -7,6 +7,7 @@
  * from the next request to what the month already used.
  */
 import { describe, expect } from 'vitest';
+import { viewKey } from '../../src/operations/key-operations.js';
 import { openAiEnv, test } from '../helpers/fixtures.js';
 import { until } from '../helpers/sse.js';
 import { chat, http, type TestServer } from '../helpers/test-server.js';
@@ -285,6 +286,9 @@ describe('a plan with a token budget', () => {
     expect(refused.json.error.code).toBe('token_budget_exceeded');
     const usage = await http(`${server.url}/api/usage`, { key });
     expect(usage.json.tokens.monthly).toMatchObject({ limit: 100, used: 91, remaining: 9 });
+    // The operator sees the same in the key's view (the admin API and the CLI).
+    const view = await viewKey(server.services, id);
+    expect(view.ok && view.value.usage.tokens).toEqual({ used: 91, limit: 100, remaining: 9 });
 
     await server.services.keys.update(id, { plan: 'big' });
     expect((await chat(server, key, { message: 'Hallo' })).status).toBe(200);

@@ -58,6 +58,17 @@ const monthUsage = {
         remaining: { type: 'integer' },
       },
     },
+    tokens: {
+      type: ['object', 'null'],
+      description:
+        "The key's tokens this month (settled, and reserved by turns still running) against its plan's monthly token budget; null when the plan has none and none were used.",
+      required: ['used', 'limit', 'remaining'],
+      properties: {
+        used: { type: 'integer' },
+        limit: { type: ['integer', 'null'] },
+        remaining: { type: ['integer', 'null'] },
+      },
+    },
   },
 } as const;
 
