@@ -21,6 +21,7 @@ import { statusOf } from './errors/error-codes.js';
 import { clientErrorHandler, installErrorHandlers } from './errors/error-handler.js';
 import { startWebhookSender } from './events/webhook-sender.js';
 import { KEY_PREFIX } from './keys/key-format.js';
+import { startTokenSweeper } from './quota/token-sweeper.js';
 import { adminRoutes } from './routes/admin/admin-routes.js';
 import { chatRoutes } from './routes/api/chat/chat-routes.js';
 import { sessionRoutes } from './routes/api/session-routes.js';
@@ -123,6 +124,7 @@ export async function buildApp(
     stopping,
     observeWait: (waitedMs) => metrics.turnWait.observe(waitedMs / 1000),
     countWaiting: (change) => metrics.turnsWaiting.inc(change),
+    countTokens: (plan, tokens) => metrics.tokens.inc({ plan }, tokens),
   });
   const pingMs = options.streamPingMs ?? DEFAULT_PING_MS;
   await app.register(chatRoutes, { ...deps, takeTurn, pingMs });
@@ -140,6 +142,7 @@ export async function buildApp(
 
   if (options.sweepSessions) {
     startSessionSweeper(app, deps.services, config.sessionSweepIntervalMs);
+    startTokenSweeper(app, deps.services.tokens, deps.services.clock);
   }
   startWebhookSender(app, config.webhook, deps.services, (result) =>
     metrics.webhookAttempts.inc({ result }),

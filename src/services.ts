@@ -14,6 +14,7 @@ import { createKeyCache, DEFAULT_KEY_CACHE, type KeyCacheOptions } from './keys/
 import { createKeyService, type KeyService } from './keys/key-service.js';
 import { type Clock, createMonthWindows } from './quota/month-window.js';
 import { createQuotaService, type QuotaService } from './quota/quota-service.js';
+import { createTokenBudgets, type TokenBudgets } from './quota/token-budgets.js';
 import { createResponseStore, type ResponseStore } from './sessions/response-store.js';
 import { createSessionService, type SessionService } from './sessions/session-service.js';
 import { createTurnSealer } from './sessions/turn-sealer.js';
@@ -26,6 +27,7 @@ import { createIdempotencyRepository } from './storage/repositories/idempotency-
 import { createKeysRepository } from './storage/repositories/keys-repository.js';
 import { createResponsesRepository } from './storage/repositories/responses-repository.js';
 import { createSessionsRepository } from './storage/repositories/sessions-repository.js';
+import { createTokenUsageRepository } from './storage/repositories/token-usage-repository.js';
 import {
   createUsageRepository,
   type UsageRepository,
@@ -36,6 +38,8 @@ export interface Services {
   readonly clock: Clock;
   readonly keys: KeyService;
   readonly quota: QuotaService;
+  /** Token budgets of plans that have them (docs/quota-and-limits.md, "Token budgets"). */
+  readonly tokens: TokenBudgets;
   readonly usage: UsageRepository;
   readonly sessions: SessionService;
   /** Kept response objects of `POST /v1/responses`, turns of sessions. */
@@ -60,6 +64,13 @@ export function createServices(
   const sealer = createTurnSealer(secret);
   const events = createEventsRepository(store.db, store.features);
   const outbox = createEventOutbox(events, config.webhook !== undefined);
+  const windows = createMonthWindows(config.quotaTimeZone);
+  const tokens = createTokenBudgets(
+    createTokenUsageRepository(store.db, store.features),
+    windows,
+    outbox,
+    { reservationMs: config.coreTimeoutMs + TOKEN_RESERVATION_SLACK_MS },
+  );
   return {
     config,
     clock,
@@ -74,9 +85,8 @@ export function createServices(
       outbox,
       createKeyCache({ ...DEFAULT_KEY_CACHE, changes: store.features.changesElsewhere, monotonic }),
     ),
-    quota: createQuotaService(usage, createMonthWindows(config.quotaTimeZone), outbox, {
-      freeHangups: config.freeHangups,
-    }),
+    tokens,
+    quota: createQuotaService(usage, windows, outbox, { freeHangups: config.freeHangups, tokens }),
     sessions: createSessionService(createSessionsRepository(store.db, store.features), sealer, {
       window: config.sessionWindow,
       ttlMs: config.sessionTtlMs,
@@ -100,6 +110,12 @@ export function createServices(
     ),
   };
 }
+
+/**
+ * How much longer than the core's deadline a token reservation stays open before a sweep may
+ * release it: the time to record the answer and hand it over (docs/quota-and-limits.md).
+ */
+const TOKEN_RESERVATION_SLACK_MS = 15_000;
 
 export interface AppDeps {
   readonly services: Services;

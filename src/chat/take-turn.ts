@@ -40,6 +40,7 @@ import {
   type RequestFingerprint,
 } from '../idempotency/idempotency-service.js';
 import type { QuotaKey, QuotaState, Reservation } from '../quota/quota-service.js';
+import type { OpenTokens } from '../quota/token-budgets.js';
 import type { Services } from '../services.js';
 import type { OpenSession, Recorded } from '../sessions/session-service.js';
 import type { Writes } from '../storage/unit-of-work.js';
@@ -48,6 +49,7 @@ import { CoreSlots, KeyPlaces, type Place, type Waited } from './fair-share.js';
 import { type HeldReply, type ReplyText, replyString } from './reply-text.js';
 import { type CoreFailureCode, createStopping, runCore, type Stopping } from './run-core.js';
 import { estimateUsage } from './token-estimate.js';
+import { partialTokens, tokensOf, turnTokens } from './turn-tokens.js';
 
 /** The authenticated key, as the turn needs it (its plan's limits: see QuotaKey). */
 export interface TurnKey extends QuotaKey {
@@ -118,7 +120,7 @@ export interface TurnInput {
   /** Aborts when the client has gone away. */
   readonly signal: CancelSignal;
   /** Where the core's notices go (the front door's request log). */
-  readonly onNotice?: (notice: CoreNotice) => void;
+  readonly onNotice?: (notice: TurnNotice) => void;
   /** Given when the client asked for a streamed reply. */
   readonly stream?: TurnStream;
   /** Given by a door whose answer leaves later, with others (an MCP batch). */
@@ -139,6 +141,18 @@ export interface TurnInput {
    */
   readonly keepWith?: (reply: ReplyOf) => Writes | undefined;
 }
+
+/**
+ * What a turn reports for the logs besides its decision: the core's notices, and an upstream
+ * that returned more tokens than the turn allowed (charged what it returned).
+ */
+export type TurnNotice =
+  | CoreNotice
+  | {
+      readonly kind: 'tokens_over_reservation';
+      readonly reserved: number;
+      readonly charged: number;
+    };
 
 /** A turn's reply as its decision gives it. */
 export type ReplyOf = Extract<TurnDecision, { kind: 'reply' }>;
@@ -188,6 +202,12 @@ export type TurnDecision =
       Replayed)
   | { readonly kind: 'quota_exceeded'; readonly quota: QuotaState }
   | { readonly kind: 'rate_limited'; readonly quota: QuotaState }
+  /** The turn's worst case does not fit the plan's token budget (docs/quota-and-limits.md). */
+  | {
+      readonly kind: 'token_budget_exceeded';
+      readonly refusedBy: 'month' | 'minute';
+      readonly quota: QuotaState;
+    }
   /** The key already runs its maximum of turns at once on this instance. */
   | { readonly kind: 'too_many_concurrent' }
   | { readonly kind: 'idempotency_key_invalid' }
@@ -232,6 +252,8 @@ export interface TakeTurnOptions {
   readonly observeWait?: (waitedMs: number) => void;
   /** Told when a turn starts (+1) and stops (-1) waiting for a place (the metrics' gauge). */
   readonly countWaiting?: (change: 1 | -1) => void;
+  /** Told the tokens a turn of a plan with token budgets was charged (the metrics' counter). */
+  readonly countTokens?: (plan: string, tokens: number) => void;
 }
 
 export function createTakeTurn(
@@ -436,7 +458,12 @@ export function createTakeTurn(
     slot: Place | undefined,
   ): Promise<TurnDecision> {
     const { language, signal } = input;
-    const failed = (decision: TurnDecision) => refunded(reservation, decision);
+    // The token reservation, once made: given back with the unit when nothing is delivered.
+    let tokens: OpenTokens | undefined;
+    const failed = async (decision: TurnDecision) => {
+      await tokens?.settle(0);
+      return refunded(reservation, decision);
+    };
     const opened = await opening;
     if (opened?.ok === false)
       return failed({ kind: 'failed', code: 'internal_error', cause: opened.cause });
@@ -447,6 +474,22 @@ export function createTakeTurn(
       session === undefined || request.history === undefined
         ? (session?.history ?? lastTurns(request.history, config.sessionWindow))
         : lastTurns([...session.history, ...request.history], config.sessionWindow);
+    const prompt = { message: request.message, history, instructions: request.instructions };
+    const worst = turnTokens(input.key.tokens, request.sampling, prompt);
+    const budget = await services.tokens.reserve(input.key, clock(), worst.worst);
+    const quotaState =
+      budget.state === undefined
+        ? reservation.state
+        : { ...reservation.state, tokens: budget.state };
+    if (!budget.ok) {
+      const { refusedBy } = budget;
+      return failed({ kind: 'token_budget_exceeded', refusedBy, quota: quotaState });
+    }
+    tokens = budget.tokens;
+    const settle = (charged: number) => {
+      if (worst.worst > 0 && charged > 0) options.countTokens?.(input.key.plan, charged);
+      return budget.tokens.settle(charged);
+    };
     const coreRequest = {
       language,
       message: request.message,
@@ -456,7 +499,7 @@ export function createTakeTurn(
       conversationId: session?.conversationId,
       onNotice: input.onNotice,
       instructions: request.instructions,
-      sampling: request.sampling,
+      sampling: worst.sampling,
     };
     const delivery = input.stream ? new Delivery(input.stream, signal) : undefined;
     const running = runCore(
@@ -468,14 +511,18 @@ export function createTakeTurn(
     // The stream starts once the core has been asked (an upstream's request is on its way
     // while the front door builds its head): runCore passes deltas on only after an await,
     // so none comes before this.
-    input.stream?.start(reservation.state, stamp);
+    input.stream?.start(quotaState, stamp);
     const result = await running;
     // The core's connection is free for the next turn waiting for one.
     slot?.release();
     // A client that leaves once a part of the reply reached it has had it: the turn counts,
     // though nothing is stored or kept (docs/contract.md, "The client goes away").
     const gone = async (): Promise<TurnDecision> => {
-      if (delivery?.delivered) return { kind: 'client_closed_after_delivery' };
+      if (delivery?.delivered) {
+        await settle(partialTokens(worst, delivery.text));
+        return { kind: 'client_closed_after_delivery' };
+      }
+      await budget.tokens.settle(0);
       await reservation.refund({ hangUp: true });
       return { kind: 'client_closed' };
     };
@@ -517,14 +564,25 @@ export function createTakeTurn(
       // Kept on its own; false when another attempt took the claim over (see below).
       return (await claim?.keepNow(outcome())) === false ? 'fenced' : stored;
     };
-    const decision = new ReplyDecision(reply, reservation.state, stamp, usage, finish);
+    // What the answer cost, once it is known to have been delivered (docs/quota-and-limits.md).
+    const charge = async () => {
+      // A plan without a budget has nothing to settle: the estimate is not counted for it.
+      if (budget.tokens.reserved === 0) return;
+      const charged = tokensOf(usage());
+      if (result.usage !== undefined && charged > budget.tokens.reserved && worst.worst > 0) {
+        input.onNotice?.({ kind: 'tokens_over_reservation', reserved: worst.worst, charged });
+      }
+      return settle(charged);
+    };
+    const decision = new ReplyDecision(reply, quotaState, stamp, usage, finish);
     const { handover } = input;
     if (handover) {
       // Answered with others: counted, stored and kept only if the answer leaves while the
       // client is still there (docs/contract.md, "The client goes away").
       handover.pending(
         handover.ready.then(async (delivered) => {
-          if (delivered) return record().catch(() => {});
+          if (delivered) return Promise.all([record().catch(() => {}), charge()]);
+          await budget.tokens.settle(0);
           await reservation.refund({ hangUp: true });
           await claim?.release();
         }),
@@ -537,7 +595,10 @@ export function createTakeTurn(
     const fenced: TurnDecision = { kind: 'idempotency_key_in_flight' };
     try {
       const recorded = await record();
-      if (recorded === 'fenced') return fenced;
+      if (recorded === 'fenced') {
+        await budget.tokens.settle(0);
+        return fenced;
+      }
       // Too large for the session's byte bound: answered, not stored (docs/sessions.md).
       decision.sessionTruncated = recorded === 'too_large';
     } catch (cause) {
@@ -549,8 +610,12 @@ export function createTakeTurn(
     // its outcome stay: a retry with its Idempotency-Key is answered from them).
     if (!input.stream && input.handedOver) {
       void input.handedOver.then((whole) => {
-        if (!whole) void reservation.refund({ hangUp: true }).catch(() => {});
+        if (whole) return charge();
+        void budget.tokens.settle(0);
+        void reservation.refund({ hangUp: true }).catch(() => {});
       });
+    } else {
+      await charge();
     }
     return decision;
   }
@@ -665,6 +730,8 @@ class ReplyDecision {
  */
 class Delivery {
   delivered = false;
+  /** The text that reached the client (what a turn delivered in part costs). */
+  text = '';
 
   constructor(
     private readonly stream: TurnStream,
@@ -672,7 +739,10 @@ class Delivery {
   ) {}
 
   delta(text: string): void | Promise<void> {
-    if (!this.client.aborted) this.delivered = true;
+    if (!this.client.aborted) {
+      this.delivered = true;
+      this.text += text;
+    }
     return this.stream.delta(text);
   }
 

@@ -28,7 +28,7 @@ export function estimateUsage(prompt: Prompt | undefined, reply: HeldReply): Tok
   return { promptTokens, completionTokens: tokensOf(replyCodePoints) };
 }
 
-function estimateTokens(text: string): number {
+export function estimateTokens(text: string): number {
   return tokensOf(codePointLength(text));
 }
 

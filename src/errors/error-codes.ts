@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'plan_inactive',
   'quota_exceeded',
   'rate_limited',
+  'token_budget_exceeded',
   'too_many_concurrent',
   'body_invalid',
   'message_missing',
@@ -89,6 +90,7 @@ export function statusOf(code: ErrorCode): number {
       return 422;
     case 'quota_exceeded':
     case 'rate_limited':
+    case 'token_budget_exceeded':
     case 'too_many_concurrent':
       return 429;
     case 'internal_error':
@@ -118,6 +120,8 @@ export const ERROR_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   quota_exceeded: 'The monthly request limit of this API key is reached.',
   rate_limited:
     'The per-minute request limit of this API key is reached. Retry after the Retry-After seconds.',
+  token_budget_exceeded:
+    "The answer's worst case (the input and its output cap) does not fit in the token budget left to this API key. Retry after the Retry-After seconds, or ask for fewer output tokens.",
   too_many_concurrent:
     'This API key already has its maximum of requests running at once. Retry after one has finished.',
   body_invalid: 'The request body must be a JSON object sent as application/json.',

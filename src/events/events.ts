@@ -19,6 +19,8 @@ export type PlauderEvent =
         readonly month: string;
         readonly used: number;
         readonly limit: number;
+        /** `tokens` for a token budget's events; absent = requests. */
+        readonly unit?: 'tokens';
       };
     }
   | { readonly type: 'key.created'; readonly data: KeyRef & { readonly active: boolean } }
@@ -66,7 +68,8 @@ export function warningAt(limit: number): number {
  */
 export function dedupeKeyOf(event: PlauderEvent): string | null {
   if (event.type !== 'quota.warning' && event.type !== 'quota.exhausted') return null;
-  return `${event.type}:${event.data.keyId}:${event.data.month}`;
+  const unit = event.data.unit === undefined ? '' : `:${event.data.unit}`;
+  return `${event.type}:${event.data.keyId}:${event.data.month}${unit}`;
 }
 
 /** The body that is signed and sent, the same bytes on every attempt. */

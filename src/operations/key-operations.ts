@@ -26,11 +26,16 @@ export type KeyOutcome<T> =
 export async function listKeys(services: Services): Promise<{ month: string; keys: KeyView[] }> {
   const now = services.clock();
   const month = services.quota.monthOf(now).month;
-  const rows = await keysWithUsage(services.keys, services.usage, month, minuteOf(now));
+  const [rows, tokens] = await Promise.all([
+    keysWithUsage(services.keys, services.usage, month, minuteOf(now)),
+    services.tokens.forMonth(month),
+  ]);
   const { plans } = services.config;
   return {
     month,
-    keys: rows.map(({ key, used, minuteUsed }) => keyView(key, plans, month, used, minuteUsed)),
+    keys: rows.map(({ key, used, minuteUsed }) =>
+      keyView(key, plans, month, used, minuteUsed, tokens.get(key.id)),
+    ),
   };
 }
 
@@ -39,9 +44,14 @@ export async function viewKey(services: Services, id: string): Promise<KeyOutcom
   if (!record) return { ok: false, problem: 'not_found' };
   const now = services.clock();
   const month = services.quota.monthOf(now).month;
-  const row = await services.usage.row(id, month);
+  const [row, tokens] = await Promise.all([
+    services.usage.row(id, month),
+    services.tokens.forKey(id),
+  ]);
   const minuteUsed = row.minute === minuteOf(now) ? row.minuteUsed : 0;
-  return { ok: true, value: keyView(record, services.config.plans, month, row.used, minuteUsed) };
+  const tokensUsed = tokens.find((entry) => entry.month === month)?.used;
+  const { plans } = services.config;
+  return { ok: true, value: keyView(record, plans, month, row.used, minuteUsed, tokensUsed) };
 }
 
 export async function createKey(

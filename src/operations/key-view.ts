@@ -6,7 +6,7 @@
 import type { KeyRecord, KeyStatus } from '../keys/key-service.js';
 import { keyStatus } from '../keys/key-service.js';
 import type { Plans } from '../plans/plans.js';
-import { usageUnderPlan } from './plan-operations.js';
+import { tokensUnderPlan, usageUnderPlan } from './plan-operations.js';
 
 export interface KeyView {
   id: string;
@@ -25,6 +25,8 @@ export interface KeyView {
     remaining: number | null;
     /** The current clock minute; null when the plan has no per-minute limit. */
     perMinute: { limit: number; used: number; remaining: number } | null;
+    /** The month's tokens against the plan's token budget; null when it has none and used none. */
+    tokens: ReturnType<typeof tokensUnderPlan>;
   };
 }
 
@@ -34,6 +36,7 @@ export function keyView(
   month: string,
   used: number,
   minuteUsed: number,
+  tokensUsed = 0,
 ): KeyView {
   return {
     id: record.id,
@@ -45,6 +48,10 @@ export function keyView(
     createdAt: new Date(record.createdAt).toISOString(),
     updatedAt: new Date(record.updatedAt).toISOString(),
     revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt).toISOString(),
-    usage: { month, ...usageUnderPlan(plans, record.plan, used, minuteUsed) },
+    usage: {
+      month,
+      ...usageUnderPlan(plans, record.plan, used, minuteUsed),
+      tokens: tokensUnderPlan(plans, record.plan, tokensUsed),
+    },
   };
 }

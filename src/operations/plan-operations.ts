@@ -12,6 +12,12 @@ export interface PlanView {
   readonly limit: number;
   /** Requests per clock minute; null = no per-minute limit. */
   readonly perMinute: number | null;
+  /** Token budgets and the default output cap; null when the plan has none. */
+  readonly tokens: {
+    readonly perMonth: number | null;
+    readonly perMinute: number | null;
+    readonly perAnswer: number;
+  } | null;
 }
 
 export function listPlans(plans: Plans): PlanView[] {
@@ -19,6 +25,14 @@ export function listPlans(plans: Plans): PlanView[] {
     name,
     limit: plan.monthly,
     perMinute: plan.perMinute ?? null,
+    tokens:
+      plan.tokens === undefined
+        ? null
+        : {
+            perMonth: plan.tokens.monthly ?? null,
+            perMinute: plan.tokens.perMinute ?? null,
+            perAnswer: plan.tokens.answer,
+          },
   }));
 }
 
@@ -28,6 +42,17 @@ export interface PlanUsage {
   readonly remaining: number | null;
   /** This clock minute against the per-minute limit; null when the plan has none. */
   readonly perMinute: { limit: number; used: number; remaining: number } | null;
+}
+
+/** Tokens of a month against the plan's monthly token budget (null: none, and none used). */
+export function tokensUnderPlan(
+  plans: Plans,
+  planName: string,
+  used: number,
+): { used: number; limit: number | null; remaining: number | null } | null {
+  const limit = plans.get(planName)?.tokens?.monthly ?? null;
+  if (limit === null && used === 0) return null;
+  return { used, limit, remaining: limit === null ? null : Math.max(0, limit - used) };
 }
 
 /** `used` requests this month and `minuteUsed` this minute, against the plan of `planName`. */

@@ -8,13 +8,15 @@ import { daysInMonth, windowOfMonth } from '../quota/month-window.js';
 import type { DayUsage, MonthUsage } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
 import type { KeyOutcome } from './key-operations.js';
-import { usageUnderPlan } from './plan-operations.js';
+import { tokensUnderPlan, usageUnderPlan } from './plan-operations.js';
 
 export interface MonthUsageReport {
   readonly month: string;
   /** IANA time zone of the month's window. */
   readonly timeZone: string;
   readonly total: number;
+  /** Tokens of all keys in the month (settled and still reserved). */
+  readonly totalTokens: number;
   readonly keys: readonly {
     readonly id: string;
     readonly name: string;
@@ -22,6 +24,8 @@ export interface MonthUsageReport {
     readonly status: KeyStatus;
     readonly used: number;
     readonly limit: number | null;
+    /** Tokens against the plan's monthly token budget; null when it has none and used none. */
+    readonly tokens: ReturnType<typeof tokensUnderPlan>;
   }[];
 }
 
@@ -35,7 +39,10 @@ export async function monthUsageReport(
 ): Promise<MonthUsageReport> {
   const { plans, quotaTimeZone } = services.config;
   const window = windowOfMonth(services.quota.monthOf, month);
-  const withUsage = await keysWithUsage(services.keys, services.usage, month);
+  const [withUsage, tokens] = await Promise.all([
+    keysWithUsage(services.keys, services.usage, month),
+    services.tokens.forMonth(month),
+  ]);
   const existing = withUsage.filter(({ key, used }) => used > 0 || existedDuring(key, window));
   const keys = existing.map(({ key, used }) => ({
     id: key.id,
@@ -44,9 +51,11 @@ export async function monthUsageReport(
     status: keyStatus(key),
     used,
     limit: usageUnderPlan(plans, key.plan, used, 0).limit,
+    tokens: tokensUnderPlan(plans, key.plan, tokens.get(key.id) ?? 0),
   }));
   const total = keys.reduce((sum, row) => sum + row.used, 0);
-  return { month, timeZone: quotaTimeZone, total, keys };
+  const totalTokens = [...tokens.values()].reduce((sum, used) => sum + used, 0);
+  return { month, timeZone: quotaTimeZone, total, totalTokens, keys };
 }
 
 /** How many months a key's usage history shows, the current one last. */
@@ -57,7 +66,9 @@ export interface KeyUsageHistory {
   /** The current plan's monthly limit; null when the plan is not configured. */
   readonly limit: number | null;
   /** The last `HISTORY_MONTHS` months, oldest first, the current one last. */
-  readonly months: readonly MonthUsage[];
+  readonly months: readonly (MonthUsage & { readonly tokens: number })[];
+  /** The current plan's monthly token budget; null when it has none. */
+  readonly tokenLimit: number | null;
   /** Today is day `day` of the `days` days of the current month (quota time zone). */
   readonly currentMonth: { readonly day: number; readonly days: number };
   /** Each day of the current month from the 1st up to today (zero for days without requests). */
@@ -72,17 +83,20 @@ export async function keyUsageHistory(
   const key = await services.keys.get(id);
   if (!key) return { ok: false, problem: 'not_found' };
   const now = services.clock();
-  const [months, days] = await Promise.all([
+  const [months, days, tokens] = await Promise.all([
     services.quota.history(key.id, now, HISTORY_MONTHS),
     services.quota.daysOfMonth(key.id, now),
+    services.tokens.forKey(key.id),
   ]);
+  const tokensOf = new Map(tokens.map((row) => [row.month, row.used]));
   const month = services.quota.monthOf(now).month;
   return {
     ok: true,
     value: {
       id: key.id,
       limit: usageUnderPlan(services.config.plans, key.plan, 0, 0).limit,
-      months,
+      months: months.map((row) => ({ ...row, tokens: tokensOf.get(row.month) ?? 0 })),
+      tokenLimit: services.config.plans.get(key.plan)?.tokens?.monthly ?? null,
       currentMonth: { day: days.length, days: daysInMonth(month) },
       days,
     },

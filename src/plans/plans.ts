@@ -4,7 +4,9 @@
  * `standard=1000/month+60/minute,plus=5000/month+300/minute+32/concurrent`. A bare number is
  * the monthly limit (`standard=1000` is 1000 a month with no per-minute limit); every plan has
  * one. `N/concurrent` is the plan's own cap on a key's turns running at once on an instance,
- * `N/queue` its own cap on a key's turns waiting for one of those places.
+ * `N/queue` its own cap on a key's turns waiting for one of those places. Token budgets
+ * (docs/quota-and-limits.md, "Token budgets"): `Ntokens/month`, `Ntokens/minute`, and
+ * `Ntokens/answer` for the plan's default output cap.
  */
 
 export interface Plan {
@@ -16,7 +18,25 @@ export interface Plan {
   readonly concurrent?: number;
   /** Turns of one key waiting for a place at once on an instance; absent = `PLAUDER_KEY_QUEUE`. */
   readonly queue?: number;
+  /** Token budgets and the default output cap; absent = none (docs/quota-and-limits.md). */
+  readonly tokens?: TokenBudget;
 }
+
+/** A plan's token budgets, input and output counted together. */
+export interface TokenBudget {
+  /** Tokens per calendar month; undefined = no monthly budget. */
+  readonly monthly: number | undefined;
+  /** Tokens per clock minute; undefined = no per-minute budget. */
+  readonly perMinute: number | undefined;
+  /**
+   * The output cap of a turn whose request sets none, sent upstream as `max_tokens`; a plan
+   * with a budget and no `Ntokens/answer` has DEFAULT_ANSWER_TOKENS.
+   */
+  readonly answer: number;
+}
+
+/** The output cap of a plan with a token budget that names none. */
+const DEFAULT_ANSWER_TOKENS = 4096;
 
 /** Plan name → limits. Insertion order is the documented order. */
 export type Plans = ReadonlyMap<string, Plan>;
@@ -26,7 +46,9 @@ export type ParsePlansResult =
   | { readonly ok: false; readonly problems: readonly string[]; readonly plans?: undefined };
 
 const PLAN_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
-const TERM = /^(\d+)(?:\/(month|minute|concurrent|queue))?$/;
+const TERM = /^(\d+)(tokens)?(?:\/(month|minute|concurrent|queue|answer))?$/;
+
+type Unit = 'month' | 'minute' | 'concurrent' | 'queue' | 'tokensMonth' | 'tokensMinute' | 'answer';
 
 export function parsePlans(text: string): ParsePlansResult {
   const plans = new Map<string, Plan>();
@@ -45,26 +67,20 @@ export function parsePlans(text: string): ParsePlansResult {
   return problems.length > 0 ? { ok: false, problems } : { ok: true, plans };
 }
 
-/** `1000`, `1000/month`, `1000/month+60/minute` (either order); undefined when wrong. */
+/** `1000`, `1000/month`, `1000/month+60/minute+2000000tokens/month` (any order); undefined when wrong. */
 function parseLimits(name: string, value: string, problems: string[]): Plan | undefined {
-  const limits: { month?: number; minute?: number; concurrent?: number; queue?: number } = {};
+  const limits: Partial<Record<Unit, number>> = {};
   const before = problems.length;
   for (const term of value.split('+')) {
-    const match = TERM.exec(term.trim());
-    if (!match) {
+    const unit = unitOf(TERM.exec(term.trim()));
+    if (unit === undefined) {
       problems.push(
-        `plan "${name}": "${term.trim()}" is not a limit such as 1000, 1000/month, 60/minute, 16/concurrent or 256/queue`,
+        `plan "${name}": "${term.trim()}" is not a limit such as 1000, 1000/month, 60/minute, 16/concurrent, 256/queue, 2000000tokens/month, 40000tokens/minute or 1024tokens/answer`,
       );
       continue;
     }
-    const count = Number(match[1]);
-    const unit = (match[2] ?? 'month') as 'month' | 'minute' | 'concurrent' | 'queue';
-    const what =
-      unit === 'concurrent'
-        ? 'of concurrent turns'
-        : unit === 'queue'
-          ? 'of waiting turns'
-          : `per ${unit}`;
+    const count = Number(/^\d+/.exec(term.trim())?.[0]);
+    const what = WHAT[unit];
     if (count < 1 || !Number.isSafeInteger(count) || count > 2_000_000_000) {
       problems.push(`plan "${name}": the limit ${what} must be a positive integer`);
     } else if (limits[unit] !== undefined) {
@@ -78,13 +94,45 @@ function parseLimits(name: string, value: string, problems: string[]): Plan | un
     problems.push(`plan "${name}" needs a monthly limit (e.g. ${name}=1000/month+60/minute)`);
     return undefined;
   }
-  const { month, minute, concurrent, queue } = limits;
+  const { month, minute, concurrent, queue, tokensMonth, tokensMinute, answer } = limits;
+  const budgeted = tokensMonth !== undefined || tokensMinute !== undefined || answer !== undefined;
   return {
     monthly: month,
     perMinute: minute,
     ...(concurrent === undefined ? {} : { concurrent }),
     ...(queue === undefined ? {} : { queue }),
+    ...(budgeted
+      ? {
+          tokens: {
+            monthly: tokensMonth,
+            perMinute: tokensMinute,
+            answer: answer ?? DEFAULT_ANSWER_TOKENS,
+          },
+        }
+      : {}),
   };
+}
+
+const WHAT: Readonly<Record<Unit, string>> = {
+  month: 'per month',
+  minute: 'per minute',
+  concurrent: 'of concurrent turns',
+  queue: 'of waiting turns',
+  tokensMonth: 'of tokens per month',
+  tokensMinute: 'of tokens per minute',
+  answer: 'of tokens per answer',
+};
+
+/** The unit of a matched term: a bare number is a monthly limit; tokens need their window. */
+function unitOf(match: RegExpExecArray | null): Unit | undefined {
+  if (match === null) return undefined;
+  const tokens = match[2] !== undefined;
+  const unit = match[3];
+  if (!tokens) return unit === 'answer' ? undefined : ((unit ?? 'month') as Unit);
+  if (unit === 'month') return 'tokensMonth';
+  if (unit === 'minute') return 'tokensMinute';
+  if (unit === 'answer') return 'answer';
+  return undefined;
 }
 
 /** The plan's limits as written in PLAUDER_PLANS: `1000/month+60/minute`. */
@@ -92,7 +140,14 @@ export function describePlan(plan: Plan): string {
   const minute = plan.perMinute === undefined ? '' : `+${plan.perMinute}/minute`;
   const concurrent = plan.concurrent === undefined ? '' : `+${plan.concurrent}/concurrent`;
   const queue = plan.queue === undefined ? '' : `+${plan.queue}/queue`;
-  return `${plan.monthly}/month${minute}${concurrent}${queue}`;
+  return `${plan.monthly}/month${minute}${concurrent}${queue}${describeTokens(plan.tokens)}`;
+}
+
+function describeTokens(tokens: TokenBudget | undefined): string {
+  if (tokens === undefined) return '';
+  const month = tokens.monthly === undefined ? '' : `+${tokens.monthly}tokens/month`;
+  const minute = tokens.perMinute === undefined ? '' : `+${tokens.perMinute}tokens/minute`;
+  return `${month}${minute}+${tokens.answer}tokens/answer`;
 }
 
 /** The plans when `PLAUDER_PLANS` is unset. */

@@ -20,13 +20,51 @@ export interface KeyUsage {
     readonly remaining: number;
     readonly resetsAt: string;
   };
+  /** Only when the plan has token budgets (docs/quota-and-limits.md, "Token budgets"). */
+  readonly tokens?: {
+    readonly monthly?: UsageWindow;
+    readonly perMinute?: UsageWindow;
+  };
+}
+
+interface UsageWindow {
+  readonly limit: number;
+  readonly used: number;
+  readonly remaining: number;
+  readonly resetsAt: string;
+}
+
+function windowOf(limit: number, used: number, endMs: number): UsageWindow {
+  return {
+    limit,
+    used,
+    remaining: Math.max(0, limit - used),
+    resetsAt: new Date(endMs).toISOString(),
+  };
 }
 
 export function keyUsage(
   key: { readonly plan: string; readonly active: boolean },
   state: QuotaState,
 ): KeyUsage {
-  const { minute } = state;
+  const { minute, tokens } = state;
+  const tokenUsage =
+    tokens === undefined
+      ? {}
+      : {
+          tokens: {
+            ...(tokens.monthly === undefined
+              ? {}
+              : {
+                  monthly: windowOf(tokens.monthly.limit, tokens.monthly.used, state.window.endMs),
+                }),
+            ...(tokens.minute === undefined
+              ? {}
+              : {
+                  perMinute: windowOf(tokens.minute.limit, tokens.minute.used, tokens.minute.endMs),
+                }),
+          },
+        };
   return {
     plan: key.plan,
     active: key.active,
@@ -44,5 +82,6 @@ export function keyUsage(
             resetsAt: new Date(minute.endMs).toISOString(),
           },
         }),
+    ...tokenUsage,
   };
 }

@@ -10,10 +10,12 @@
 
 import type { EventOutbox } from '../events/event-outbox.js';
 import { warningAt } from '../events/events.js';
+import type { TokenBudget } from '../plans/plans.js';
 import type { CountedUnit, UsageRepository } from '../storage/repositories/usage-repository.js';
 import type { Writes } from '../storage/unit-of-work.js';
 import { daysOfMonthUpTo, type MonthWindow, type MonthWindows } from './month-window.js';
 import { createRefundQueue } from './refund-queue.js';
+import type { TokenBudgets, TokenState } from './token-budgets.js';
 
 /** The key as its limits need it (the name and plan go into events). */
 export interface QuotaKey {
@@ -24,6 +26,8 @@ export interface QuotaKey {
   readonly limit: number;
   /** Requests per clock minute; undefined = none. */
   readonly minuteLimit: number | undefined;
+  /** The plan's token budgets; absent = none (docs/quota-and-limits.md, "Token budgets"). */
+  readonly tokens?: TokenBudget | undefined;
 }
 
 interface MinuteState {
@@ -41,6 +45,8 @@ export interface QuotaState {
   readonly nowMs: number;
   /** The per-minute limit's state; undefined when the plan has none. */
   readonly minute: MinuteState | undefined;
+  /** The token budgets' state, when the plan has any. */
+  readonly tokens?: TokenState | undefined;
 }
 
 export type Reservation =
@@ -96,13 +102,16 @@ export interface QuotaService {
    * unit it adopts is admitted without counting again.
    */
   reserve(key: QuotaKey, nowMs: number, holder?: UnitHolder): Promise<Reservation>;
-  current(key: Pick<QuotaKey, 'id' | 'limit' | 'minuteLimit'>, nowMs: number): Promise<QuotaState>;
+  current(
+    key: Pick<QuotaKey, 'id' | 'limit' | 'minuteLimit' | 'tokens'>,
+    nowMs: number,
+  ): Promise<QuotaState>;
   /**
    * The state, and the limit a request would find reached now (undefined: none), without
    * counting anything: for a request refused for another reason after the limits' rows.
    */
   check(
-    key: Pick<QuotaKey, 'id' | 'limit' | 'minuteLimit'>,
+    key: Pick<QuotaKey, 'id' | 'limit' | 'minuteLimit' | 'tokens'>,
     nowMs: number,
   ): Promise<{ readonly state: QuotaState; readonly refusedBy: 'month' | 'minute' | undefined }>;
   monthOf(nowMs: number): MonthWindow;
@@ -126,6 +135,8 @@ export function minuteOf(nowMs: number): number {
 export interface QuotaOptions {
   /** Hang-ups before delivery per key and minute refunded to the month (PLAUDER_FREE_HANGUPS). */
   readonly freeHangups: number;
+  /** The token budgets, whose state the quota's state shows beside the requests. */
+  readonly tokens?: TokenBudgets;
 }
 
 export function createQuotaService(
@@ -164,14 +175,20 @@ export function createQuotaService(
 
   const check: QuotaService['check'] = async (key, nowMs) => {
     const window = windows.at(nowMs);
-    const { used, minuteUsed, refusedBy } = await usage.standing({
-      keyId: key.id,
-      month: window.month,
-      limit: key.limit,
-      minute: minuteOf(nowMs),
-      minuteLimit: key.minuteLimit,
-    });
-    return { state: stateOf(key, window, nowMs, used, minuteUsed), refusedBy };
+    const [{ used, minuteUsed, refusedBy }, tokens] = await Promise.all([
+      usage.standing({
+        keyId: key.id,
+        month: window.month,
+        limit: key.limit,
+        minute: minuteOf(nowMs),
+        minuteLimit: key.minuteLimit,
+      }),
+      key.tokens === undefined || options.tokens === undefined
+        ? undefined
+        : options.tokens.state({ id: key.id, name: '', plan: '', tokens: key.tokens }, nowMs),
+    ]);
+    const state = stateOf(key, window, nowMs, used, minuteUsed);
+    return { state: tokens === undefined ? state : { ...state, tokens }, refusedBy };
   };
   const current: QuotaService['current'] = async (key, nowMs) => (await check(key, nowMs)).state;
 
@@ -283,6 +300,16 @@ export function rateLimitHeaders(state: QuotaState): Record<string, string> {
     policy += `, "minute";q=${minute.limit};w=${MINUTE_MS / 1000}`;
     limits += `, "minute";r=${Math.max(0, minute.limit - minute.used)};t=${secondsUntil(minute.endMs, state.nowMs)}`;
   }
+  // Token budgets follow the request limits (docs/quota-and-limits.md, "Token budgets").
+  const tokens = state.tokens;
+  if (tokens?.monthly !== undefined) {
+    policy += `, "tokens-monthly";q=${tokens.monthly.limit};w=${windowSeconds}`;
+    limits += `, "tokens-monthly";r=${Math.max(0, tokens.monthly.limit - tokens.monthly.used)};t=${resetSeconds}`;
+  }
+  if (tokens?.minute !== undefined) {
+    policy += `, "tokens-minute";q=${tokens.minute.limit};w=${MINUTE_MS / 1000}`;
+    limits += `, "tokens-minute";r=${Math.max(0, tokens.minute.limit - tokens.minute.used)};t=${secondsUntil(tokens.minute.endMs, state.nowMs)}`;
+  }
   return {
     'ratelimit-policy': policy,
     ratelimit: limits,
@@ -293,8 +320,17 @@ export function rateLimitHeaders(state: QuotaState): Record<string, string> {
 }
 
 /** `Retry-After` of a refusal: seconds until the refusing window frees up (at least 1). */
-export function retryAfterSeconds(state: QuotaState, refusedBy: 'month' | 'minute'): number {
-  const endMs = refusedBy === 'minute' && state.minute ? state.minute.endMs : state.window.endMs;
+export function retryAfterSeconds(
+  state: QuotaState,
+  refusedBy: 'month' | 'minute' | 'tokens-month' | 'tokens-minute',
+): number {
+  const minuteEnd =
+    refusedBy === 'tokens-minute'
+      ? state.tokens?.minute?.endMs
+      : refusedBy === 'minute'
+        ? state.minute?.endMs
+        : undefined;
+  const endMs = minuteEnd ?? state.window.endMs;
   return Math.max(1, secondsUntil(endMs, state.nowMs));
 }
 

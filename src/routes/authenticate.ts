@@ -5,6 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import type { KeyAuthRecord } from '../keys/key-service.js';
+import type { TokenBudget } from '../plans/plans.js';
 import type { Services } from '../services.js';
 
 export interface AuthenticatedKey extends KeyAuthRecord {
@@ -12,6 +13,8 @@ export interface AuthenticatedKey extends KeyAuthRecord {
   readonly limit: number;
   /** The plan's per-minute limit; undefined = none. */
   readonly minuteLimit: number | undefined;
+  /** The plan's token budgets; undefined = none. */
+  readonly tokens: TokenBudget | undefined;
 }
 
 const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="plauder"' } as const;
@@ -39,6 +42,7 @@ export async function authenticate(
     active: key.active,
     limit: plan.monthly,
     minuteLimit: plan.perMinute,
+    tokens: plan.tokens,
   };
 }
 

@@ -24,6 +24,7 @@ export const REFUSAL_CODES: readonly RefusalCode[] = [
   'idempotency_key_reused',
   'quota_exceeded',
   'rate_limited',
+  'token_budget_exceeded',
   'too_many_concurrent',
   'internal_error',
   'core_unavailable',
@@ -36,6 +37,8 @@ export function refuse(decision: Refusal, reply: FastifyReply): FastifyReply {
       throw quotaExceeded(decision.quota);
     case 'rate_limited':
       throw rateLimited(decision.quota);
+    case 'token_budget_exceeded':
+      throw tokenBudgetExceeded(decision.quota, decision.refusedBy);
     case 'idempotency_key_invalid':
     case 'idempotency_key_reused':
       throw new ApiError(decision.kind);
@@ -70,6 +73,18 @@ function quotaExceeded(state: QuotaState): ApiError {
   const headers = rateLimitHeaders(state);
   headers['retry-after'] = retryAfter;
   return new ApiError('quota_exceeded', headers);
+}
+
+/**
+ * 429 for a token budget (docs/quota-and-limits.md, "Token budgets"): `Retry-After` is the
+ * time until the refusing window (the month's or the minute's) starts again.
+ */
+function tokenBudgetExceeded(state: QuotaState, refusedBy: 'month' | 'minute'): ApiError {
+  const headers = rateLimitHeaders(state);
+  headers['retry-after'] = String(
+    retryAfterSeconds(state, refusedBy === 'minute' ? 'tokens-minute' : 'tokens-month'),
+  );
+  return new ApiError('token_budget_exceeded', headers);
 }
 
 /** 429 for the per-minute limit: `Retry-After` is the time until the minute frees up. */

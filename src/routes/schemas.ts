@@ -164,6 +164,18 @@ export const sessionSchema = {
   ],
 } as const;
 
+/** One token budget's window in `/api/usage`. */
+const tokenWindowSchema = {
+  type: 'object',
+  required: ['limit', 'used', 'remaining', 'resetsAt'],
+  properties: {
+    limit: { type: 'integer' },
+    used: { type: 'integer' },
+    remaining: { type: 'integer' },
+    resetsAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
 export const usageSchema = {
   type: 'object',
   required: ['plan', 'active', 'limit', 'used', 'remaining', 'resetsAt'],
@@ -184,6 +196,15 @@ export const usageSchema = {
         used: { type: 'integer' },
         remaining: { type: 'integer' },
         resetsAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    tokens: {
+      type: 'object',
+      description:
+        "The plan's token budgets, input and output together (settled and still reserved tokens); absent when the plan has none.",
+      properties: {
+        monthly: tokenWindowSchema,
+        perMinute: tokenWindowSchema,
       },
     },
   },

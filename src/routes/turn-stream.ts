@@ -127,6 +127,7 @@ function finishStream(
     case 'soft_error':
     case 'quota_exceeded':
     case 'rate_limited':
+    case 'token_budget_exceeded':
     case 'too_many_concurrent':
     case 'idempotency_key_invalid':
     case 'idempotency_key_in_flight':

@@ -49,6 +49,27 @@ interface UsageDaysTable {
   used: number;
 }
 
+/** Tokens per key and month, settled and reserved (docs/quota-and-limits.md, "Token budgets"). */
+interface TokenUsageTable {
+  key_id: string;
+  /** Calendar month in the quota time zone, `YYYY-MM`. */
+  month: string;
+  used: number;
+  /** The clock minute (Unix ms / 60 000) that `minute_used` counts. */
+  minute: number;
+  minute_used: number;
+}
+
+/** A turn's open token reservation: settled by its turn, or released by a sweep once expired. */
+interface TokenReservationsTable {
+  id: string;
+  key_id: string;
+  month: string;
+  minute: number;
+  tokens: number;
+  expires_at: number;
+}
+
 interface SessionsTable {
   key_id: string;
   /** HMAC of the client's sessionId: the id itself is not stored. */
@@ -140,6 +161,8 @@ export interface Database {
   key_secrets: KeySecretsTable;
   usage: UsageTable;
   usage_days: UsageDaysTable;
+  token_usage: TokenUsageTable;
+  token_reservations: TokenReservationsTable;
   sessions: SessionsTable;
   idempotency_keys: IdempotencyKeysTable;
   responses: ResponsesTable;

@@ -44,7 +44,14 @@ describe('POST /admin/v1/keys', () => {
       createdAt: new Date(NOV_2026).toISOString(),
       updatedAt: new Date(NOV_2026).toISOString(),
       revokedAt: null,
-      usage: { month: '2026-11', used: 0, limit: 5000, remaining: 5000, perMinute: null },
+      usage: {
+        month: '2026-11',
+        used: 0,
+        limit: 5000,
+        remaining: 5000,
+        perMinute: null,
+        tokens: null,
+      },
     });
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -62,6 +69,7 @@ describe('POST /admin/v1/keys', () => {
       limit: 5000,
       remaining: 4999,
       perMinute: null,
+      tokens: null,
     });
     expect(read.json).not.toHaveProperty('key');
     expect(read.text).not.toContain(res.json.key);
@@ -275,10 +283,28 @@ describe('GET /admin/v1/usage', () => {
       month: '2026-11',
       timeZone: 'UTC',
       total: 6,
+      // The default plans have no token budgets.
+      totalTokens: 0,
       keys: [
-        { id: a.id, name: 'a', plan: 'standard', status: 'active', used: 4, limit: 1000 },
-        { id: b.id, name: 'b', plan: 'plus', status: 'active', used: 2, limit: 5000 },
-        { id: c.id, name: 'idle', plan: 'standard', status: 'active', used: 0, limit: 1000 },
+        {
+          id: a.id,
+          name: 'a',
+          plan: 'standard',
+          status: 'active',
+          used: 4,
+          limit: 1000,
+          tokens: null,
+        },
+        { id: b.id, name: 'b', plan: 'plus', status: 'active', used: 2, limit: 5000, tokens: null },
+        {
+          id: c.id,
+          name: 'idle',
+          plan: 'standard',
+          status: 'active',
+          used: 0,
+          limit: 1000,
+          tokens: null,
+        },
       ],
     });
     expect((await admin(s, 'usage?month=2026-11')).json).toEqual(november.json);
@@ -306,11 +332,12 @@ describe('GET /admin/v1/keys/{id}/usage', () => {
     expect(res.json.id).toBe(id);
     expect(res.json.limit).toBe(1000);
     expect(res.json.months).toHaveLength(12);
-    expect(res.json.months[0]).toEqual({ month: '2025-04', used: 0 });
+    expect(res.json.months[0]).toEqual({ month: '2025-04', used: 0, tokens: 0 });
+    expect(res.json.tokenLimit).toBeNull();
     expect(res.json.months.slice(-3)).toEqual([
-      { month: '2026-01', used: 1 },
-      { month: '2026-02', used: 0 },
-      { month: '2026-03', used: 3 },
+      { month: '2026-01', used: 1, tokens: 0 },
+      { month: '2026-02', used: 0, tokens: 0 },
+      { month: '2026-03', used: 3, tokens: 0 },
     ]);
     // Each day of the current month up to today, zero for days without requests.
     expect(res.json.currentMonth).toEqual({ day: 3, days: 31 });
@@ -331,15 +358,21 @@ describe('GET /admin/v1/keys/{id}/usage', () => {
 describe('GET /admin/v1/plans', () => {
   it('lists the configured plans in their configured order', async () => {
     server = await startAdminServer({
-      env: { PLAUDER_PLANS: 'standard=1000,plus=5000,team=20000' },
+      env: { PLAUDER_PLANS: 'standard=1000,plus=5000,team=20000+2000000tokens/month' },
     });
     const res = await admin(server, 'plans');
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       plans: [
-        { name: 'standard', limit: 1000, perMinute: null },
-        { name: 'plus', limit: 5000, perMinute: null },
-        { name: 'team', limit: 20000, perMinute: null },
+        { name: 'standard', limit: 1000, perMinute: null, tokens: null },
+        { name: 'plus', limit: 5000, perMinute: null, tokens: null },
+        {
+          name: 'team',
+          limit: 20000,
+          perMinute: null,
+          // A budget without `Ntokens/answer` caps answers at 4096 tokens.
+          tokens: { perMonth: 2000000, perMinute: null, perAnswer: 4096 },
+        },
       ],
     });
     const created = await admin(server, 'keys', { body: { name: 'big', plan: 'team' } });

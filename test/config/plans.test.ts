@@ -36,19 +36,55 @@ describe('PLAUDER_PLANS', () => {
     );
   });
 
+  it('reads token budgets and the default output cap beside the request limits', () => {
+    const result = parsePlans(
+      'standard=1000/month+2000000tokens/month+40000tokens/minute+1024tokens/answer,mini=10+500tokens/minute,plain=1000',
+    );
+    expect(result.ok && [...result.plans]).toEqual([
+      [
+        'standard',
+        {
+          monthly: 1000,
+          perMinute: undefined,
+          tokens: { monthly: 2_000_000, perMinute: 40_000, answer: 1024 },
+        },
+      ],
+      // Without `Ntokens/answer` answers are capped at 4096 tokens.
+      [
+        'mini',
+        {
+          monthly: 10,
+          perMinute: undefined,
+          tokens: { monthly: undefined, perMinute: 500, answer: 4096 },
+        },
+      ],
+      ['plain', { monthly: 1000, perMinute: undefined }],
+    ]);
+    const wrong = parsePlans('a=10+5tokens,b=10+1tokens/month+2tokens/month,c=10+3/answer');
+    expect(wrong.ok ? [] : wrong.problems).toEqual([
+      expect.stringContaining('plan "a": "5tokens" is not a limit'),
+      'plan "b": more than one limit of tokens per month',
+      expect.stringContaining('plan "c": "3/answer" is not a limit'),
+    ]);
+    const plan = result.ok ? result.plans.get('standard') : undefined;
+    expect(plan && describePlan(plan)).toBe(
+      '1000/month+2000000tokens/month+40000tokens/minute+1024tokens/answer',
+    );
+  });
+
   it('reports every problem at once', () => {
     const result = parsePlans(
       'a=10/hour,b=60/minute,c=0,d=5/month+6/month,Upper=1,e=1,e=2,f=12/minute+x',
     );
     expect(result.ok).toBe(false);
     expect(result.ok ? [] : result.problems).toEqual([
-      'plan "a": "10/hour" is not a limit such as 1000, 1000/month, 60/minute, 16/concurrent or 256/queue',
+      'plan "a": "10/hour" is not a limit such as 1000, 1000/month, 60/minute, 16/concurrent, 256/queue, 2000000tokens/month, 40000tokens/minute or 1024tokens/answer',
       'plan "b" needs a monthly limit (e.g. b=1000/month+60/minute)',
       'plan "c": the limit per month must be a positive integer',
       'plan "d": more than one limit per month',
       '"Upper=1" is not name=limit (lower-case name, e.g. standard=1000/month)',
       'plan "e" is listed twice',
-      'plan "f": "x" is not a limit such as 1000, 1000/month, 60/minute, 16/concurrent or 256/queue',
+      'plan "f": "x" is not a limit such as 1000, 1000/month, 60/minute, 16/concurrent, 256/queue, 2000000tokens/month, 40000tokens/minute or 1024tokens/answer',
     ]);
   });
 

@@ -192,14 +192,15 @@ describe('per-minute limits', () => {
       limit: 1000,
       remaining: 997,
       perMinute: { limit: 60, used: 3, remaining: 57 },
+      tokens: null,
     });
     const list = await http(`${s.url}/admin/v1/keys`, { headers: admin });
     expect(list.json.keys[0].usage.perMinute).toEqual({ limit: 60, used: 3, remaining: 57 });
     const plans = await http(`${s.url}/admin/v1/plans`, { headers: admin });
     expect(plans.json.plans).toEqual([
-      { name: 'standard', limit: 1000, perMinute: null },
-      { name: 'burst', limit: 1000, perMinute: 60 },
-      { name: 'tiny', limit: 3, perMinute: 2 },
+      { name: 'standard', limit: 1000, perMinute: null, tokens: null },
+      { name: 'burst', limit: 1000, perMinute: 60, tokens: null },
+      { name: 'tiny', limit: 3, perMinute: 2, tokens: null },
     ]);
 
     // A minute later the minute's count starts again at 0.

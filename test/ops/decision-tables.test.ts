@@ -34,6 +34,7 @@ describe('the decision table', () => {
       '7',
       '8',
       '8a',
+      '8b',
       '9',
       '10',
     ]);

@@ -165,8 +165,8 @@ describe('requests per day', () => {
     expect(december.days).toEqual([{ date: '2026-12-01', used: 3 }]);
     expect(december.currentMonth).toEqual({ day: 1, days: 31 });
     expect(december.months.slice(-2)).toEqual([
-      { month: '2026-11', used: 2 },
-      { month: '2026-12', used: 3 },
+      { month: '2026-11', used: 2, tokens: 0 },
+      { month: '2026-12', used: 3, tokens: 0 },
     ]);
     // The month's days add up to the month's count.
     expect(sum(december.days)).toBe(december.months.at(-1).used);

@@ -58,6 +58,17 @@ const monthUsage = {
         remaining: { type: 'integer' },
       },
     },
+    tokens: {
+      type: ['object', 'null'],
+      description:
+        "The key's tokens this month (settled, and reserved by turns still running) against its plan's monthly token budget; null when the plan has none and none were used.",
+      required: ['used', 'limit', 'remaining'],
+      properties: {
+        used: { type: 'integer' },
+        limit: { type: ['integer', 'null'] },
+        remaining: { type: ['integer', 'null'] },
+      },
+    },
   },
 } as const;
 
@@ -167,6 +178,10 @@ export const keyHistorySchema = {
   properties: {
     id: keyId,
     limit: { type: ['integer', 'null'], description: "The current plan's monthly limit." },
+    tokenLimit: {
+      type: ['integer', 'null'],
+      description: "The current plan's monthly token budget; null when it has none.",
+    },
     currentMonth: {
       type: 'object',
       description: 'Today is day `day` of the `days` days of the current month (quota time zone).',
@@ -181,8 +196,12 @@ export const keyHistorySchema = {
       description: 'The last 12 months, oldest first, the current month last.',
       items: {
         type: 'object',
-        required: ['month', 'used'],
-        properties: { month: { type: 'string' }, used: { type: 'integer' } },
+        required: ['month', 'used', 'tokens'],
+        properties: {
+          month: { type: 'string' },
+          used: { type: 'integer' },
+          tokens: { type: 'integer', description: 'Tokens (input and output) of the month.' },
+        },
       },
     },
     days: {
@@ -208,6 +227,11 @@ export const monthUsageReportSchema = {
     month: { type: 'string' },
     timeZone: { type: 'string' },
     total: { type: 'integer', description: 'Requests of all keys in the month.' },
+    totalTokens: {
+      type: 'integer',
+      description:
+        'Tokens of all keys in the month (settled, and reserved by turns still running).',
+    },
     keys: {
       type: 'array',
       items: {
@@ -220,6 +244,17 @@ export const monthUsageReportSchema = {
           status: keyViewProperties.status,
           used: { type: 'integer' },
           limit: { type: ['integer', 'null'] },
+          tokens: {
+            type: ['object', 'null'],
+            description:
+              "The key's tokens in the month against its plan's monthly token budget; null when the plan has none and none were used.",
+            required: ['used', 'limit', 'remaining'],
+            properties: {
+              used: { type: 'integer' },
+              limit: { type: ['integer', 'null'] },
+              remaining: { type: ['integer', 'null'] },
+            },
+          },
         },
       },
     },
@@ -241,6 +276,16 @@ export const planListSchema = {
           perMinute: {
             type: ['integer', 'null'],
             description: 'Requests per clock minute; null when the plan has no such limit.',
+          },
+          tokens: {
+            type: ['object', 'null'],
+            description: "The plan's token budgets and default output cap; null when it has none.",
+            required: ['perMonth', 'perMinute', 'perAnswer'],
+            properties: {
+              perMonth: { type: ['integer', 'null'] },
+              perMinute: { type: ['integer', 'null'] },
+              perAnswer: { type: 'integer' },
+            },
           },
         },
       },

@@ -20,6 +20,8 @@ export function turnResult(decision: TurnDecision, messageMaxChars: number): Cal
       return refused('quota_exceeded', quotaHint(decision.quota));
     case 'rate_limited':
       return refused('rate_limited', minuteHint(decision.quota));
+    case 'token_budget_exceeded':
+      return refused(decision.kind, tokenHint(decision.quota, decision.refusedBy));
     case 'too_many_concurrent':
       return refused(decision.kind, 'Retry in a second, or wait for one of your calls to finish.');
     case 'idempotency_key_invalid':
@@ -94,4 +96,16 @@ function quotaHint(state: QuotaState): string {
     `${state.used} of ${state.limit} requests are used this month. ` +
     `The quota resets at ${resetsAt} (in about ${hours} ${hours === 1 ? 'hour' : 'hours'}).`
   );
+}
+
+function tokenHint(state: QuotaState, refusedBy: 'month' | 'minute'): string {
+  const budget = refusedBy === 'minute' ? state.tokens?.minute : state.tokens?.monthly;
+  const endMs =
+    refusedBy === 'minute' ? (state.tokens?.minute?.endMs ?? state.nowMs) : state.window.endMs;
+  const seconds = Math.max(1, Math.ceil((endMs - state.nowMs) / 1000));
+  const used =
+    budget === undefined
+      ? ''
+      : `${budget.used} of ${budget.limit} tokens are used this ${refusedBy}. `;
+  return `${used}Retry in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}, at ${new Date(endMs).toISOString()}, or ask for fewer output tokens.`;
 }

@@ -22,6 +22,8 @@ export interface Metrics {
   readonly webhookAttempts: Counter<'result'>;
   /** The upstream attempts of an LLM core, in the names of the GenAI conventions. */
   readonly genAi: GenAiMetrics;
+  /** Tokens charged to token budgets, by plan (never by key). */
+  readonly tokens: Counter<'plan'>;
 }
 
 /**
@@ -116,6 +118,12 @@ export function createMetrics(): Metrics {
       name: 'plauder_webhook_attempts_total',
       help: 'Webhook delivery attempts of this instance by result: delivered, retry, gave_up (retries ran out), gone (410)',
       labelNames: ['result'],
+      registers: [registry],
+    }),
+    tokens: new Counter({
+      name: 'plauder_tokens_total',
+      help: 'Tokens charged to the token budgets of plans that have them, input and output together, by plan (docs/quota-and-limits.md)',
+      labelNames: ['plan'],
       registers: [registry],
     }),
   };

@@ -37,6 +37,8 @@ export function openAiStatus(code: OpenAiErrorCode): { status: number; type: str
       return { status: 429, type: 'insufficient_quota' };
     case 'rate_limited':
       return { status: 429, type: 'requests' };
+    case 'token_budget_exceeded':
+      return { status: 429, type: 'tokens' };
     case 'too_many_concurrent':
       return { status: 429, type: 'rate_limit_error' };
     case 'not_found':

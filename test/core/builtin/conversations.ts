@@ -111,6 +111,7 @@ const TOPICS_DE: readonly Conversation[] = [
   ask('de: core', 'de', 'Kann ich ein eigenes KI-Modell wie Ollama anbinden?', 'PLAUDER_CORE'),
   ask('de: privacy', 'de', 'Was wird gespeichert? Wie steht es um den Datenschutz?', 'Die Logs enthalten weder'),
   ask('de: per-minute limit', 'de', 'Gibt es eine Drosselung pro Minute?', 'Ein Limit pro Minute gibt es nicht'),
+  ask('de: token budgets', 'de', 'Gibt es ein Budget für Tokens?', 'Token-Budget'),
 ];
 
 // biome-ignore format: one row per case reads best as a table
@@ -162,6 +163,7 @@ const TOPICS_EN: readonly Conversation[] = [
   ask('en: core', 'en', 'Can I connect an LLM like Ollama?', 'PLAUDER_CORE'),
   ask('en: privacy', 'en', 'What data do you store? What about privacy?', 'The logs contain neither'),
   ask('en: per-minute limit', 'en', 'Is there a per-minute rate limit?', 'There is no per-minute limit'),
+  ask('en: token budgets', 'en', 'Is there a token budget?', 'token budget'),
 ];
 
 // biome-ignore format: one row per case reads best as a table

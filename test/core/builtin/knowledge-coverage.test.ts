@@ -100,6 +100,12 @@ const FEATURES: readonly Feature[] = [
     headings: /per-minute|burst|rate limit/i,
   },
   {
+    entry: 'token-budgets',
+    de: 'Gibt es ein Budget für Tokens?',
+    en: 'Is there a token budget?',
+    headings: /token budgets?/i,
+  },
+  {
     entry: 'key-concurrency',
     de: 'Wie viele Anfragen darf ein Schlüssel gleichzeitig stellen?',
     en: 'How many concurrent requests may one key make?',

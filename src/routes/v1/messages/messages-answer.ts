@@ -37,6 +37,7 @@ export function anthropicStatus(code: OpenAiErrorCode): { status: number; type: 
       return { status: 403, type: 'permission_error' };
     case 'quota_exceeded':
     case 'rate_limited':
+    case 'token_budget_exceeded':
     case 'too_many_concurrent':
       return { status: 429, type: 'rate_limit_error' };
     case 'not_found':
