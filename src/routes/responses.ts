@@ -78,6 +78,15 @@ export interface ErrorShape<Code extends string> {
 
 const REQUEST_ID_EXAMPLE = '3b183877-208d-48a7-a2e1-7d1ef62b23b5';
 
+/**
+ * Codes a route may answer with a second status: a core whose upstreams all rest (their
+ * circuit breakers open) refuses a turn at once with 503 and `Retry-After` instead of 500
+ * (docs/core.md, "Several upstreams").
+ */
+const ALSO_ANSWERED: Readonly<
+  Partial<Record<string, { readonly status: number; readonly headers: readonly HeaderName[] }>>
+> = { core_unavailable: { status: 503, headers: ['Retry-After'] } };
+
 /** plauder's envelope, `{"error": {"code", "message", "requestId"}}` (errors/api-error.ts). */
 const ENVELOPE: ErrorShape<ErrorCode> = {
   ref: 'ErrorBody#',
@@ -102,14 +111,24 @@ export function errorResponsesIn<Code extends string>(
   extra: Readonly<Partial<Record<number, readonly HeaderName[]>>> = {},
 ) {
   const byStatus = new Map<number, Code[]>();
+  const alsoHeaders = new Map<number, readonly HeaderName[]>();
   for (const code of codes) {
     const status = shape.statusOf(code);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    const also = ALSO_ANSWERED[code];
+    if (also) {
+      byStatus.set(also.status, [...(byStatus.get(also.status) ?? []), code]);
+      alsoHeaders.set(also.status, also.headers);
+    }
   }
   const responses: Record<number, object> = {};
   for (const [status, list] of byStatus) {
     const named = list.map((code) => `\`${code}\``).join(', ');
-    const headers = [...list.flatMap((code) => CODE_HEADERS[code] ?? []), ...(extra[status] ?? [])];
+    const headers = [
+      ...list.flatMap((code) => CODE_HEADERS[code] ?? []),
+      ...(extra[status] ?? []),
+      ...(alsoHeaders.get(status) ?? []),
+    ];
     const codes = shape.codesSchema?.(list) ?? {
       type: 'object',
       properties: {
