@@ -280,6 +280,7 @@ describe('GET /admin/v1/usage', () => {
         { id: b.id, name: 'b', plan: 'plus', status: 'active', used: 2, limit: 5000 },
         { id: c.id, name: 'idle', plan: 'standard', status: 'active', used: 0, limit: 1000 },
       ],
+      page: { limit: 50, total: 3, nextCursor: null },
     });
     expect((await admin(s, 'usage?month=2026-11')).json).toEqual(november.json);
 
