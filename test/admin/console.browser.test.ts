@@ -693,23 +693,19 @@ async function seedKeys(s: TestServer, count: number): Promise<void> {
   }
 }
 
+// Each width has a server of its own: the test changes keys.
 describe('the console with 10 000 keys', () => {
-  let many: TestServer;
-  beforeAll(async () => {
-    many = await startAdminServer({
-      clock: () => NOW,
-      env: { PLAUDER_QUOTA_TIMEZONE: 'UTC' },
-    });
-    await seedKeys(many, MANY);
-  });
-  afterAll(() => many?.close());
-
   it.each([
     { width: 1280, height: 900, rowHeight: 48, pageHeight: 6_000 },
     { width: 375, height: 812, rowHeight: 90, pageHeight: 8_000 },
   ])(
     'at $width px: pages of compact rows, a key found by name and deactivated within a second, one row redrawn',
     async ({ width, height, rowHeight, pageHeight }) => {
+      const many = await startAdminServer({
+        clock: () => NOW,
+        env: { PLAUDER_QUOTA_TIMEZONE: 'UTC' },
+      });
+      await seedKeys(many, MANY);
       const context = await browser.newContext({
         locale: 'en-US',
         timezoneId: 'UTC',
@@ -792,6 +788,7 @@ describe('the console with 10 000 keys', () => {
         expect(seen.foreign).toEqual([]);
       } finally {
         await context.close();
+        await many.close();
       }
     },
   );

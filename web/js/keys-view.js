@@ -166,8 +166,9 @@ export function createKeysView({ api, describeError, onOpen, onChanged, onLoaded
         },
         label,
       );
+    // A revoked key can no longer be changed: no menu.
     const menu = revoked
-      ? h('span', { class: 'hint' }, '—')
+      ? undefined
       : h(
           'details',
           { class: 'menu' },
