@@ -194,6 +194,8 @@ try {
       matched = body.page.total;
     }
     record(query, times, matched);
+    const last = results.at(-1);
+    process.stderr.write(`${query}: p50 ${last.p50.toFixed(1)} ms, p99 ${last.p99.toFixed(1)} ms\n`);
   }
   // Every key once, 500 at a time, after the cursor: the deep pages cost what the first does.
   const walk = [];
