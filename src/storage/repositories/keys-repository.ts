@@ -326,12 +326,16 @@ function filtered<O>(
     narrowed = narrowed.where((eb) =>
       eb.or([
         like('k.name'),
-        like('k.id'),
-        eb.exists(
+        // Ids are lower case already.
+        sql<boolean>`${sql.ref('k.id')} like ${pattern} escape '!'`,
+        // Not correlated: the matching secrets are found once, not once per key (10x
+        // faster at 100 000 keys; bench/README.md, "Admin lists").
+        eb(
+          'k.id',
+          'in',
           eb
             .selectFrom('key_secrets as ks')
-            .select(sql.lit(1).as('one'))
-            .whereRef('ks.key_id', '=', 'k.id')
+            .select('ks.key_id')
             .where(like('ks.display_prefix')),
         ),
       ]),
