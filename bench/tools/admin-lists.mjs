@@ -195,7 +195,9 @@ try {
     }
     record(query, times, matched);
     const last = results.at(-1);
-    process.stderr.write(`${query}: p50 ${last.p50.toFixed(1)} ms, p99 ${last.p99.toFixed(1)} ms\n`);
+    process.stderr.write(
+      `${query}: p50 ${last.p50.toFixed(1)} ms, p99 ${last.p99.toFixed(1)} ms\n`,
+    );
   }
   // Every key once, 500 at a time, after the cursor: the deep pages cost what the first does.
   const walk = [];

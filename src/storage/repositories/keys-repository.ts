@@ -333,10 +333,7 @@ function filtered<O>(
         eb(
           'k.id',
           'in',
-          eb
-            .selectFrom('key_secrets as ks')
-            .select('ks.key_id')
-            .where(like('ks.display_prefix')),
+          eb.selectFrom('key_secrets as ks').select('ks.key_id').where(like('ks.display_prefix')),
         ),
       ]),
     );
