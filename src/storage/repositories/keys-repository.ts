@@ -346,11 +346,13 @@ function filtered<O>(
           eb('k.created_at', '<', window.endMs),
           eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>=', window.startMs)]),
         ]),
-        eb.exists(
+        // Not correlated, as the search by prefix: the month's counted keys are found once.
+        eb(
+          'k.id',
+          'in',
           eb
             .selectFrom('usage as u')
-            .select(sql.lit(1).as('one'))
-            .whereRef('u.key_id', '=', 'k.id')
+            .select('u.key_id')
             .where('u.month', '=', window.month)
             .where('u.used', '>', 0),
         ),
