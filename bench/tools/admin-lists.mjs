@@ -15,6 +15,7 @@
  * Prints a table (p50 / p99 / max in ms per query) and one JSON line.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -63,6 +64,8 @@ const env = {
     Object.entries(process.env).filter(([name]) => !name.startsWith('PLAUDER_')),
   ),
   PLAUDER_DATABASE_URL: databaseUrl,
+  // PostgreSQL needs one (every instance the same); SQLite would keep its own beside the file.
+  PLAUDER_SECRET: randomBytes(32).toString('base64'),
   PLAUDER_ADMIN_TOKEN: TOKEN,
   PLAUDER_CORE: 'placeholder',
   PLAUDER_LOG_LEVEL: 'warn',

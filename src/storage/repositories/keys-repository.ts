@@ -216,30 +216,31 @@ export function createKeysRepository(
           eb(eb.refTuple(column, 'k.id'), direction === 'asc' ? '>' : '<', eb.tuple(value, id)),
         );
       }
-      const [rows, counted] = await Promise.all([
+      const month = search.existedIn?.month;
+      const [rows, counted, summed] = await Promise.all([
         page.orderBy(column, direction).orderBy('k.id', direction).limit(search.limit).execute(),
         filtered(db.selectFrom('api_keys as k'), search)
           .select((eb) => eb.fn.countAll<number>().as('total'))
-          // The month's requests of all the keys of the filter (the usage report's total).
-          .$if(search.existedIn !== undefined, (qb) =>
-            qb.select((eb) =>
-              eb.fn
-                .sum<number>(
-                  eb
-                    .selectFrom('usage as u')
-                    .select('u.used')
-                    .whereRef('u.key_id', '=', 'k.id')
-                    .where('u.month', '=', search.existedIn?.month ?? ''),
-                )
-                .as('requests'),
-            ),
-          )
           .executeTakeFirst(),
+        // The month's requests of all the keys of the filter (the usage report's total): the
+        // month's rows of those keys, found once (a sum per key took 3x as long).
+        month === undefined
+          ? undefined
+          : db
+              .selectFrom('usage as u')
+              .select((eb) => eb.fn.sum<number>('u.used').as('requests'))
+              .where('u.month', '=', month)
+              .where(
+                'u.key_id',
+                'in',
+                filtered(db.selectFrom('api_keys as k'), search).select('k.id'),
+              )
+              .executeTakeFirst(),
       ]);
       return {
         records: rows.map(toKeyRecord),
         total: Number(counted?.total ?? 0),
-        requests: Number(counted?.requests ?? 0),
+        requests: Number(summed?.requests ?? 0),
       };
     },
 
