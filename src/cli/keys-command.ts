@@ -15,6 +15,7 @@ import {
   rotateKey,
   updateKey,
 } from '../operations/key-operations.js';
+import { everyPage, LIST_LIMIT_MAX, type ListQuery } from '../operations/list-query.js';
 import { describePlan } from '../plans/plans.js';
 import type { Services } from '../services.js';
 import { CliError, type CliIo, databaseName, withServices } from './cli-context.js';
@@ -88,7 +89,20 @@ export const keysCommands: readonly Command[] = [
     {
       summary:
         "List the keys (never their secrets) with this month's usage and, for plans with a per-minute limit, this minute's.",
-      options: { json: JSON_OPTION },
+      options: {
+        search: {
+          type: 'string',
+          value: 'TEXT',
+          help: 'only keys whose name, id or key prefix contains TEXT (any case)',
+        },
+        plan: { type: 'string', value: 'PLAN', help: 'only keys on this plan' },
+        limit: {
+          type: 'string',
+          value: 'N',
+          help: `at most N keys, 1-${LIST_LIMIT_MAX} (default: all), oldest first`,
+        },
+        json: JSON_OPTION,
+      },
     },
     listKeys,
   ),
@@ -157,8 +171,33 @@ export const keysCommands: readonly Command[] = [
   ),
 ];
 
-async function listKeys({ values }: Parsed, services: Services, io: CliIo): Promise<void> {
-  const { month, keys } = await listKeyViews(services);
+async function listKeys(
+  { values }: Parsed,
+  services: Services,
+  io: CliIo,
+  command: Command,
+): Promise<void> {
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= LIST_LIMIT_MAX))
+    throw usageError(
+      command,
+      `--limit: expected a whole number from 1 to ${LIST_LIMIT_MAX}, got "${values.limit}"`,
+    );
+  const query: ListQuery = {
+    ...(values.search === undefined ? {} : { q: String(values.search) }),
+    ...(values.plan === undefined ? {} : { plan: String(values.plan) }),
+  };
+  // The same pages as the admin API's; without --limit, all of them in turn.
+  const listed =
+    limit === undefined
+      ? await everyPage(query, (q) => listKeyViews(services, q))
+      : await listKeyViews(services, { ...query, limit }).then((outcome) =>
+          outcome.ok ? { ok: true as const, value: [outcome.value] } : outcome,
+        );
+  if (!listed.ok) throw new CliError('The list could not be read.');
+  const month = listed.value[0]?.month ?? '';
+  const total = listed.value[0]?.page.total ?? 0;
+  const keys = listed.value.flatMap((page) => page.keys);
   const rows = keys.map((k) => ({
     id: k.id,
     name: k.name,
@@ -175,6 +214,8 @@ async function listKeys({ values }: Parsed, services: Services, io: CliIo): Prom
     perMinute: k.usage.perMinute,
   }));
   if (values.json) return io.out(JSON.stringify(rows));
+  if (rows.length === 0 && (query.q !== undefined || query.plan !== undefined))
+    return io.out('No keys match.');
   if (rows.length === 0)
     return io.out(
       `No keys yet in ${databaseName(services.config.database)}. Create one with: plauder keys create --name N --plan standard`,
@@ -194,6 +235,7 @@ async function listKeys({ values }: Parsed, services: Services, io: CliIo): Prom
       ]),
     ),
   );
+  if (rows.length < total) io.out(`${rows.length} of ${total} keys shown.`);
 }
 
 function printIssued(io: CliIo, issued: IssuedKey, json: boolean, verb: string): void {

@@ -3,6 +3,7 @@
  * `plauder usage [--month YYYY-MM] [--json]`: requests per key in a month, listing the
  * keys that existed in that month (as the admin API's usage report does).
  */
+import { everyPage } from '../operations/list-query.js';
 import { monthUsageReport } from '../operations/usage-operations.js';
 import { withServices } from './cli-context.js';
 import { type Command, usageError } from './command-line.js';
@@ -26,15 +27,21 @@ export const usageCommand: Command = {
     if (requested !== undefined && !MONTH.test(requested))
       throw usageError(usageCommand, `--month: expected YYYY-MM, e.g. 2026-11, got "${requested}"`);
     await withServices(env, io, async (services) => {
-      const report = await monthUsageReport(services, requested);
-      const { month, total, timeZone } = report;
-      const keys = report.keys.map(({ id, name, plan, used, limit }) => ({
-        id,
-        name,
-        plan,
-        used,
-        limit,
-      }));
+      const pages = await everyPage({}, (query) => monthUsageReport(services, requested, query));
+      // Without a cursor there is no invalid one.
+      if (!pages.ok) throw new Error('unreachable: no cursor was given');
+      const [first] = pages.value;
+      if (first === undefined) throw new Error('unreachable: every list has a first page');
+      const { month, total, timeZone } = first;
+      const keys = pages.value
+        .flatMap((page) => page.keys)
+        .map(({ id, name, plan, used, limit }) => ({
+          id,
+          name,
+          plan,
+          used,
+          limit,
+        }));
       if (values.json) return io.out(JSON.stringify({ month, total, keys }));
       io.out(`Usage in ${month} (${timeZone}):`);
       if (keys.length === 0) io.out(`No keys existed in ${month}.`);

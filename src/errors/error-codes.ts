@@ -38,6 +38,12 @@ export const ERROR_CODES = [
   'grace_invalid',
   'key_not_found',
   'key_revoked',
+  'limit_invalid',
+  'cursor_invalid',
+  'sort_invalid',
+  'active_invalid',
+  'search_invalid',
+  'query_unknown',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -68,6 +74,12 @@ export function statusOf(code: ErrorCode): number {
     case 'plan_unknown':
     case 'month_invalid':
     case 'grace_invalid':
+    case 'limit_invalid':
+    case 'cursor_invalid':
+    case 'sort_invalid':
+    case 'active_invalid':
+    case 'search_invalid':
+    case 'query_unknown':
     case 'idempotency_key_invalid':
       return 400;
     case 'invalid_api_key':
@@ -149,4 +161,12 @@ export const ERROR_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   grace_invalid: 'The field "grace" must be a duration from 0 to 365d, such as 30m, 24h or 7d.',
   key_not_found: 'No key with this id.',
   key_revoked: 'The key is revoked and can no longer be changed.',
+  limit_invalid: 'The query parameter "limit" must be a whole number from 1 to 500.',
+  cursor_invalid:
+    'The query parameter "cursor" must be a "nextCursor" of an earlier answer with the same "sort".',
+  sort_invalid: 'The query parameter "sort" must be one of created, -created, name, -name.',
+  active_invalid: 'The query parameter "active" must be true or false.',
+  search_invalid: 'The query parameters "q" and "plan" must be at most 100 characters.',
+  query_unknown:
+    'The query has a parameter this route does not know; lists take limit, cursor, q, plan, active and sort.',
 };

@@ -9,11 +9,12 @@ import type { KeyRef } from '../events/events.js';
 import type { Plans } from '../plans/plans.js';
 import type {
   KeyAuthRecord,
+  KeyPage,
   KeyPatch,
   KeyRecord,
+  KeySearch,
   KeysRepository,
 } from '../storage/repositories/keys-repository.js';
-import type { UsageRepository } from '../storage/repositories/usage-repository.js';
 import type { Clock } from '../util/clock.js';
 import { createKeyCache, type KeyCache } from './key-cache.js';
 import { displayPrefix, generateKey, hashKey, isWellFormedKey } from './key-format.js';
@@ -45,6 +46,8 @@ export interface KeyService {
   authenticate(authorization: string | undefined): Promise<KeyAuthRecord | undefined>;
   get(id: string): Promise<KeyRecord | undefined>;
   list(): Promise<KeyRecord[]>;
+  /** One page of the admin lists (docs/admin.md, "Lists: paging, search, filters"). */
+  search(search: KeySearch): Promise<KeyPage>;
   update(id: string, patch: KeyPatch): Promise<KeyResult<KeyRecord>>;
   rotate(id: string, graceMs?: number): Promise<KeyResult<RotatedKey>>;
   revoke(id: string): Promise<KeyResult<KeyRecord>>;
@@ -59,41 +62,6 @@ export type KeyStatus = 'active' | 'inactive' | 'revoked';
 export function keyStatus(key: Pick<KeyRecord, 'revokedAt' | 'active'>): KeyStatus {
   if (key.revokedAt !== null) return 'revoked';
   return key.active ? 'active' : 'inactive';
-}
-
-/**
- * Whether a key existed during [startMs, endMs): created before its end and not revoked
- * before its start. A month's usage report lists only such keys (and any with requests).
- */
-export function existedDuring(
-  key: Pick<KeyRecord, 'createdAt' | 'revokedAt'>,
-  window: { readonly startMs: number; readonly endMs: number },
-): boolean {
-  return (
-    key.createdAt < window.endMs && (key.revokedAt === null || key.revokedAt >= window.startMs)
-  );
-}
-
-/**
- * Every key with its requests in `month` (0 for keys without a counter row) and in the
- * clock minute `minute` (Unix ms / 60 000).
- */
-export async function keysWithUsage(
-  keys: Pick<KeyService, 'list'>,
-  usage: Pick<UsageRepository, 'forMonth'>,
-  month: string,
-  minute = -1,
-): Promise<{ key: KeyRecord; used: number; minuteUsed: number }[]> {
-  const [records, rows] = await Promise.all([keys.list(), usage.forMonth(month)]);
-  const counts = new Map(rows.map((row) => [row.keyId, row]));
-  return records.map((key) => {
-    const row = counts.get(key.id);
-    return {
-      key,
-      used: row?.used ?? 0,
-      minuteUsed: row !== undefined && row.minute === minute ? row.minuteUsed : 0,
-    };
-  });
 }
 
 /**
@@ -139,6 +107,7 @@ export function createKeyService(
 
     get: (id) => keys.get(id),
     list: () => keys.list(),
+    search: (search) => keys.search(search),
 
     async update(id, patch) {
       if (patch.plan !== undefined && !plans.has(patch.plan))

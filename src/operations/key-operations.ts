@@ -6,10 +6,16 @@
 
 import { parseGrace } from '../keys/grace.js';
 import type { IssuedKey, KeyPatch, KeyResult, RotatedKey } from '../keys/key-service.js';
-import { keysWithUsage } from '../keys/key-service.js';
 import { minuteOf } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
 import { type KeyView, keyView } from './key-view.js';
+import {
+  cutPage,
+  keySearch,
+  type ListOutcome,
+  type ListPage,
+  type ListQuery,
+} from './list-query.js';
 
 export type KeyProblem =
   | 'not_found'
@@ -22,21 +28,42 @@ export type KeyOutcome<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly problem: KeyProblem };
 
-/** Every key with this month's (and this minute's) usage against its plan. */
-export async function listKeys(services: Services): Promise<{ month: string; keys: KeyView[] }> {
+/**
+ * One page of the keys of `query` with this month's (and this minute's) usage against
+ * their plans, how many keys match, and the cursor of the next page.
+ */
+export async function listKeys(
+  services: Services,
+  query: ListQuery = {},
+): Promise<ListOutcome<{ month: string; keys: KeyView[]; page: ListPage }>> {
+  const asked = keySearch(query);
+  if (!asked) return { ok: false, problem: 'invalid_cursor' };
   const now = services.clock();
   const month = services.quota.monthOf(now).month;
+  const found = await services.keys.search(asked.search);
+  const { records, page } = cutPage(found.records, asked.limit, found.total, asked.search.sort);
   const [rows, tokens] = await Promise.all([
-    keysWithUsage(services.keys, services.usage, month, minuteOf(now)),
+    services.usage.forKeys(
+      month,
+      records.map((key) => key.id),
+    ),
     services.tokens.forMonth(month),
   ]);
-  const { plans } = services.config;
-  return {
-    month,
-    keys: rows.map(({ key, used, minuteUsed }) =>
-      keyView(key, plans, month, used, minuteUsed, tokens.get(key.id)),
-    ),
-  };
+  const counts = new Map(rows.map((row) => [row.keyId, row]));
+  const minute = minuteOf(now);
+  const keys = records.map((key) => {
+    const row = counts.get(key.id);
+    const minuteUsed = row !== undefined && row.minute === minute ? row.minuteUsed : 0;
+    return keyView(
+      key,
+      services.config.plans,
+      month,
+      row?.used ?? 0,
+      minuteUsed,
+      tokens.get(key.id),
+    );
+  });
+  return { ok: true, value: { month, keys, page } };
 }
 
 export async function viewKey(services: Services, id: string): Promise<KeyOutcome<KeyView>> {

@@ -3,11 +3,18 @@
  * Requests per key in a month and their total (`plauder usage`, `GET /admin/v1/usage`), and
  * one key's last months and the days of the current one (`GET /admin/v1/keys/{id}/usage`).
  */
-import { existedDuring, type KeyStatus, keyStatus, keysWithUsage } from '../keys/key-service.js';
+import { type KeyStatus, keyStatus } from '../keys/key-service.js';
 import { daysInMonth, windowOfMonth } from '../quota/month-window.js';
 import type { DayUsage, MonthUsage } from '../quota/quota-service.js';
 import type { Services } from '../services.js';
 import type { KeyOutcome } from './key-operations.js';
+import {
+  cutPage,
+  keySearch,
+  type ListOutcome,
+  type ListPage,
+  type ListQuery,
+} from './list-query.js';
 import { tokensUnderPlan, usageUnderPlan } from './plan-operations.js';
 
 export interface MonthUsageReport {
@@ -27,35 +34,51 @@ export interface MonthUsageReport {
     /** Tokens against the plan's monthly token budget; null when it has none and used none. */
     readonly tokens: ReturnType<typeof tokensUnderPlan>;
   }[];
+  readonly page: ListPage;
 }
 
 /**
- * The report of `month` (YYYY-MM), or of the current month in the quota's time zone: the
- * keys that existed in that month (or were counted in it), never keys created later.
+ * The report of `month` (YYYY-MM), or of the current month in the quota's time zone: one
+ * page of the keys of `query` that existed in that month (or were counted in it), never
+ * keys created later; `total` is the requests of all of them, not only the page's.
  */
 export async function monthUsageReport(
   services: Services,
   month = services.quota.monthOf(services.clock()).month,
-): Promise<MonthUsageReport> {
+  query: ListQuery = {},
+): Promise<ListOutcome<MonthUsageReport>> {
   const { plans, quotaTimeZone } = services.config;
   const window = windowOfMonth(services.quota.monthOf, month);
-  const [withUsage, tokens] = await Promise.all([
-    keysWithUsage(services.keys, services.usage, month),
+  const asked = keySearch(query, { month, startMs: window.startMs, endMs: window.endMs });
+  if (!asked) return { ok: false, problem: 'invalid_cursor' };
+  const found = await services.keys.search(asked.search);
+  const { records, page } = cutPage(found.records, asked.limit, found.total, asked.search.sort);
+  const [rows, tokens] = await Promise.all([
+    services.usage.forKeys(
+      month,
+      records.map((key) => key.id),
+    ),
     services.tokens.forMonth(month),
   ]);
-  const existing = withUsage.filter(({ key, used }) => used > 0 || existedDuring(key, window));
-  const keys = existing.map(({ key, used }) => ({
-    id: key.id,
-    name: key.name,
-    plan: key.plan,
-    status: keyStatus(key),
-    used,
-    limit: usageUnderPlan(plans, key.plan, used, 0).limit,
-    tokens: tokensUnderPlan(plans, key.plan, tokens.get(key.id) ?? 0),
-  }));
-  const total = keys.reduce((sum, row) => sum + row.used, 0);
+  const counts = new Map(rows.map((row) => [row.keyId, row.used]));
+  const keys = records.map((key) => {
+    const used = counts.get(key.id) ?? 0;
+    return {
+      id: key.id,
+      name: key.name,
+      plan: key.plan,
+      status: keyStatus(key),
+      used,
+      limit: usageUnderPlan(plans, key.plan, used, 0).limit,
+      tokens: tokensUnderPlan(plans, key.plan, tokens.get(key.id) ?? 0),
+    };
+  });
+  // Tokens of all keys in the month, as the report gave them before it was paged.
   const totalTokens = [...tokens.values()].reduce((sum, used) => sum + used, 0);
-  return { month, timeZone: quotaTimeZone, total, totalTokens, keys };
+  return {
+    ok: true,
+    value: { month, timeZone: quotaTimeZone, total: found.requests, totalTokens, keys, page },
+  };
 }
 
 /** How many months a key's usage history shows, the current one last. */

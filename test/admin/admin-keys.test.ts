@@ -306,6 +306,7 @@ describe('GET /admin/v1/usage', () => {
           tokens: null,
         },
       ],
+      page: { limit: 50, total: 3, nextCursor: null },
     });
     expect((await admin(s, 'usage?month=2026-11')).json).toEqual(november.json);
 

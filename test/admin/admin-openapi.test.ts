@@ -85,9 +85,15 @@ describe('/openapi.json with the admin API enabled', () => {
     expect(Object.keys(patch.responses)).toEqual(
       expect.arrayContaining(['200', '400', '401', '404', '409']),
     );
-    expect(doc.paths['/admin/v1/usage'].get.parameters).toEqual([
-      expect.objectContaining({ name: 'month', in: 'query' }),
-    ]);
+    const listParameters = ['limit', 'cursor', 'q', 'plan', 'active', 'sort'];
+    const named = (operation: { parameters: Array<{ name: string; in: string }> }) =>
+      operation.parameters.map((p) => `${p.in}:${p.name}`);
+    expect(named(doc.paths['/admin/v1/usage'].get)).toEqual(
+      ['month', ...listParameters].map((name) => `query:${name}`),
+    );
+    expect(named(doc.paths['/admin/v1/keys'].get)).toEqual(
+      listParameters.map((name) => `query:${name}`),
+    );
     const codes = doc.components.schemas.ErrorBody.properties.error.properties.code.enum;
     expect(codes).toEqual(
       expect.arrayContaining(['admin_unauthorized', 'key_not_found', 'json_invalid']),

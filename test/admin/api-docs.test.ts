@@ -48,3 +48,31 @@ describe('GET /docs', () => {
     expect(code).not.toMatch(/https?:\/\//);
   });
 });
+
+describe('the examples /docs sends with "Try it out"', () => {
+  it('asks /api/chat and /api/chat-en for a real reply: a greeting, not streamed', async () => {
+    const doc = (await http(`${server.url}/openapi.json`)).json;
+    for (const [path, message] of [
+      ['/api/chat', 'Hallo!'],
+      ['/api/chat-en', 'Hello!'],
+    ] as const) {
+      const body = doc.paths[path].post.requestBody.content['application/json'];
+      const examples = Object.values(body.examples ?? {}).map(
+        (e) => (e as { value: unknown }).value,
+      );
+      const example = body.example ?? examples[0];
+      expect(example, path).toEqual({ message });
+      expect(example, path).not.toHaveProperty('stream');
+      // Swagger UI's Try it out asks for the first media type of the answer: JSON.
+      expect(Object.keys(doc.paths[path].post.responses['200'].content)[0], path).toBe(
+        'application/json',
+      );
+      // And the example gets a real reply, as JSON.
+      const key = await server.createKey();
+      const res = await http(`${server.url}${path}`, { key: key.key, body: example });
+      expect(res.status).toBe(200);
+      expect(res.json.reply).toEqual(expect.any(String));
+      expect(res.json.error).toBeUndefined();
+    }
+  });
+});

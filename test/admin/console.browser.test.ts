@@ -22,6 +22,8 @@ import pixelmatch from 'pixelmatch';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { displayPrefix, generateKey, hashKey } from '../../src/keys/key-format.js';
+import { createStore } from '../../src/storage/create-database.js';
 import { chat, type TestServer } from '../helpers/test-server.js';
 import { ADMIN_TOKEN, admin, startAdminServer } from './admin-client.js';
 
@@ -97,12 +99,18 @@ async function waitForText(page: Page, selector: string, pattern: RegExp): Promi
   return text(page, selector);
 }
 
+/** Opens a row's actions menu and chooses `name` in it. */
+async function rowAction(row: Locator, name: string): Promise<void> {
+  await row.locator('details.menu > summary').click();
+  await row.getByRole('menuitem', { name }).click();
+}
+
 async function sendChat(page: Page, key: string, message: string): Promise<string> {
   await page.fill('#pg-key', key);
   await page.fill('#pg-message', message);
   // The button is disabled from the click until the answer is shown.
   await Promise.all([
-    page.waitForResponse((r) => /\/api\/chat(-en)?$/.test(r.url())),
+    page.waitForResponse((r) => /\/(api\/chat(-en)?|v1\/[a-z/]+)$/.test(r.url())),
     page.click('#playground-form button[type="submit"]'),
   ]);
   await page.waitForSelector('#playground-form button[type="submit"]:not([disabled])');
@@ -179,13 +187,12 @@ describe('the admin console in a browser', () => {
     expect(await row.locator('[data-field="plan"]').textContent()).toBe('plus');
     expect(await row.locator('[data-field="status"]').textContent()).toBe('active');
     expect(await row.locator('.usage-text').textContent()).toBe('0 / 5,000');
-    expect(await row.textContent()).toContain(firstKey.slice(0, 12));
     const keyId = await row.getAttribute('data-key-row');
     expect(keyId).toMatch(/^key_/);
     expect(await page.content()).not.toContain(firstKey);
 
     // Playground: a reply, 200 and the RateLimit headers.
-    await page.check('input[value="/api/chat-en"]');
+    await page.selectOption('#pg-door', '/api/chat-en');
     await page.fill('#pg-session', 'e2e-session');
     expect(
       await sendChat(page, firstKey, 'How many requests do I get per month?'),
@@ -206,7 +213,7 @@ describe('the admin console in a browser', () => {
     await shot(page, '03-playground-reply');
 
     // Rotate without grace: a new key, shown once.
-    await row.getByRole('button', { name: 'Rotate: e2e tool' }).click();
+    await rowAction(row, 'Rotate: e2e tool');
     await page.locator('#rotate-dialog').waitFor({ state: 'visible' });
     expect(await page.inputValue('#rotate-grace')).toBe('0');
     await page.click('#rotate-dialog button[type="submit"]');
@@ -226,8 +233,9 @@ describe('the admin console in a browser', () => {
     expect(await sendChat(page, secondKey, 'And now?'), serverErrors()).toBe('200 OK');
     expect(await text(page, '[data-header="x-ratelimit-remaining"]')).toBe('4998');
 
-    // The 12-month chart of the key.
-    await row.getByRole('button', { name: 'Chart: e2e tool' }).click();
+    // The key's details, opened from its row: its new prefix and the 12-month chart.
+    await row.getByRole('button', { name: 'Details: e2e tool' }).click();
+    expect(await text(page, '#key-detail')).toContain(secondKey.slice(0, 12));
     await page.waitForSelector('#chart svg rect.bar.current[data-used="2"]');
     expect(await page.locator('#chart svg rect.bar').count()).toBe(12);
     expect(await page.locator('#chart svg title').textContent()).toBe(
@@ -237,8 +245,20 @@ describe('the admin console in a browser', () => {
     await page.waitForSelector('#day-chart svg rect.bar.current[data-used="2"]');
     await shot(page, '05-usage-chart');
 
+    // The other doors: each in its own format, streamed, the reply shown as it arrives.
+    for (const door of ['/v1/chat/completions', '/v1/responses', '/v1/messages']) {
+      await page.selectOption('#pg-door', door);
+      await page.selectOption('#pg-model', 'plauder-en');
+      expect(await sendChat(page, secondKey, 'Hello, who are you?'), door).toBe('200 OK');
+      expect((await text(page, '#pg-reply')).length, door).toBeGreaterThan(5);
+      expect(await text(page, '#pg-error'), door).toBe('—');
+      expect(await text(page, '[data-header="x-ratelimit-limit"]'), door).toBe('5000');
+    }
+    expect(await text(page, '[data-header="x-ratelimit-remaining"]')).toBe('4995');
+    await page.selectOption('#pg-door', '/api/chat');
+
     // Revoke, after a confirmation whose safe choice has the focus.
-    await row.getByRole('button', { name: 'Revoke: e2e tool' }).click();
+    await rowAction(row, 'Revoke: e2e tool');
     await page.locator('#confirm-dialog').waitFor({ state: 'visible' });
     expect(await text(page, '#confirm-text')).toContain('This cannot be undone.');
     expect(await inPage<string>(page, 'document.activeElement?.textContent')).toBe('Cancel');
@@ -246,7 +266,8 @@ describe('the admin console in a browser', () => {
     await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });
     expect(await waitForText(page, '#status', /revoked/)).toBe('Key "e2e tool" revoked.');
     expect(await row.locator('[data-field="status"]').textContent()).toBe('revoked');
-    expect(await row.getByRole('button', { name: 'Rotate: e2e tool' }).count()).toBe(0);
+    expect(await row.getByRole('menuitem', { name: 'Rotate: e2e tool' }).count()).toBe(0);
+    expect(await row.locator('details.menu').count()).toBe(0);
     expect(await sendChat(page, secondKey, 'Revoked?')).toBe('401 Unauthorized');
     await shot(page, '06-key-revoked');
 
@@ -331,7 +352,7 @@ async function layoutServer(): Promise<TestServer> {
 /** What differs from run to run: key ids and prefixes, and the chart's key choice naming one. */
 const masks = (page: Page): Locator[] => [
   page.locator('#keys-table tbody code'),
-  page.locator('#chart-key'),
+  page.locator('#key-detail code'),
 ];
 
 /**
@@ -470,7 +491,7 @@ describe.concurrent.each([
       expect(await waitForText(page, '#status', /Signed in/)).toBe('Signed in.');
 
       // Chart of the key with usage: its bars, the limit line and the month's average.
-      await page.getByRole('button', { name: 'Chart: Website' }).click();
+      await page.getByRole('button', { name: 'Details: Website' }).click();
       await page.waitForSelector('#chart svg rect.bar.current[data-used="5"]');
       expect(await page.getAttribute('#chart svg line.limit', 'data-limit')).toBe('12');
       expect(await text(page, '#chart svg text.limit-label')).toBe('limit 12');
@@ -514,7 +535,7 @@ describe.concurrent.each([
       expect(
         await expectReachable(
           page,
-          '#sign-out, #language, .topbar a, #console-view button, #console-view select, #console-view input, #console-view textarea',
+          '#sign-out, #language, .topbar a, #console-view button, #console-view summary, #console-view select, #console-view input, #console-view textarea',
         ),
       ).toBeGreaterThanOrEqual(20);
       await page.evaluate('window.scrollTo(0, 0)');
@@ -614,4 +635,161 @@ describe.concurrent.each([
       await s.close();
     }
   });
+});
+
+/** How many keys the operator below has. */
+const MANY = 10_000;
+/** The key the operator looks for among them. */
+const NEEDLE = 'Needle customer 4711';
+
+/**
+ * `count` keys written straight into the server's database in one transaction (through
+ * the API this would take minutes), created a second apart, one of them named NEEDLE.
+ */
+async function seedKeys(s: TestServer, count: number): Promise<void> {
+  const store = await createStore(s.config.database);
+  const teams = ['Berlin', 'Hamburg', 'Köln', 'Wien', 'Zürich', 'Basel', 'Graz', 'Bern'];
+  const kinds = ['shop', 'bot', 'support', 'mobile app', 'crm', 'intranet', 'agent'];
+  try {
+    await store.db.transaction().execute(async (trx) => {
+      for (let start = 0; start < count; start += 500) {
+        const rows = [];
+        for (let i = start; i < Math.min(start + 500, count); i++) {
+          const key = generateKey();
+          const name = i === 4711 ? NEEDLE : `${teams[i % 8]} ${kinds[i % 7]} ${i}`;
+          const createdAt = NOW - (count - i) * 1000;
+          rows.push({ id: `key_${i.toString(36).padStart(16, '0')}`, key, name, createdAt, i });
+        }
+        await trx
+          .insertInto('api_keys')
+          .values(
+            rows.map((r) => ({
+              id: r.id,
+              name: r.name,
+              plan: r.i % 3 === 0 ? 'plus' : 'standard',
+              active: 1,
+              created_at: r.createdAt,
+              updated_at: r.createdAt,
+              revoked_at: null,
+            })),
+          )
+          .execute();
+        await trx
+          .insertInto('key_secrets')
+          .values(
+            rows.map((r) => ({
+              hash: hashKey(r.key),
+              key_id: r.id,
+              display_prefix: displayPrefix(r.key),
+              created_at: r.createdAt,
+              expires_at: null,
+            })),
+          )
+          .execute();
+      }
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+// Each width has a server of its own: the test changes keys.
+describe('the console with 10 000 keys', () => {
+  it.each([
+    { width: 1280, height: 900, rowHeight: 48, pageHeight: 6_000 },
+    { width: 375, height: 812, rowHeight: 90, pageHeight: 8_000 },
+  ])(
+    'at $width px: pages of compact rows, a key found by name and deactivated within a second, one row redrawn',
+    async ({ width, height, rowHeight, pageHeight }) => {
+      const many = await startAdminServer({
+        clock: () => NOW,
+        env: { PLAUDER_QUOTA_TIMEZONE: 'UTC' },
+      });
+      await seedKeys(many, MANY);
+      const context = await browser.newContext({
+        locale: 'en-US',
+        timezoneId: 'UTC',
+        viewport: { width, height },
+        deviceScaleFactor: 1,
+        reducedMotion: 'reduce',
+      });
+      try {
+        const page = await context.newPage();
+        const seen = watch(page);
+        await page.goto(`${many.url}/admin/`);
+        await page.evaluate("localStorage.setItem('plauder.language', 'en')");
+        await page.fill('#admin-token', ADMIN_TOKEN);
+        await page.press('#admin-token', 'Enter');
+        const rows = page.locator('#keys-table tbody tr');
+        await expect.poll(() => rows.count()).toBe(50);
+        expect(await text(page, '#keys-range')).toBe('1–50 of 10,000');
+
+        // A page of 50 compact rows: the page stays short and nothing scrolls sideways.
+        const first = await rows.first().boundingBox();
+        expect(first?.height, JSON.stringify(first)).toBeLessThanOrEqual(rowHeight);
+        const size = await inPage<{ scrollHeight: number; scrollWidth: number }>(
+          page,
+          '({ scrollHeight: document.scrollingElement.scrollHeight, scrollWidth: document.scrollingElement.scrollWidth })',
+        );
+        expect(size.scrollHeight, JSON.stringify(size)).toBeLessThanOrEqual(pageHeight);
+        expect(size.scrollWidth, JSON.stringify(size)).toBeLessThanOrEqual(width);
+        await shot(page, `many-keys-${width}`);
+
+        // Paging forward and back.
+        await page.click('#keys-next');
+        await waitForText(page, '#keys-range', /^51–100 of 10,000$/);
+        await page.click('#keys-prev');
+        await waitForText(page, '#keys-range', /^1–50 of 10,000$/);
+
+        // Deactivating a key redraws its row only: the row below is the same element.
+        await page.evaluate(
+          "document.querySelectorAll('#keys-table tbody tr')[1].dataset.untouched = 'yes'",
+        );
+        const top = rows.first();
+        const topName = (await top.locator('th').textContent()) ?? '';
+        await rowAction(top, `Deactivate: ${topName}`);
+        await expect
+          .poll(() => text(page, '#keys-table tbody tr:first-child [data-field="status"]'))
+          .toBe('inactive');
+        expect(await rows.nth(1).getAttribute('data-untouched')).toBe('yes');
+        expect(await rows.count()).toBe(50);
+
+        // Find the key by name and deactivate it: the row shows it within a second.
+        await page.fill('#keys-search', 'needle');
+        await expect.poll(() => rows.count()).toBe(1);
+        const needle = page.locator('tr', { hasText: NEEDLE });
+        expect(await text(page, '#keys-range')).toBe('1–1 of 1');
+        await shot(page, `many-keys-${width}-found`);
+        await needle.locator('details.menu > summary').click();
+        const clicked = Date.now();
+        await needle.getByRole('menuitem', { name: `Deactivate: ${NEEDLE}` }).click();
+        await needle.locator('[data-field="status"]', { hasText: 'inactive' }).waitFor();
+        const elapsed = Date.now() - clicked;
+        expect(elapsed).toBeLessThan(1_000);
+        expect(await waitForText(page, '#status', /deactivated/)).toBe(
+          `Key "${NEEDLE}" deactivated.`,
+        );
+        // The server holds it, and the filter for inactive keys finds it.
+        const stored = await admin(many, `keys?q=${encodeURIComponent(NEEDLE)}`);
+        expect(stored.json.keys[0]).toMatchObject({ name: NEEDLE, active: false });
+        await page.fill('#keys-search', '');
+        await page.selectOption('#keys-active', 'false');
+        await expect.poll(() => text(page, '#keys-range')).toBe('1–2 of 2');
+
+        // Its details open from its row: the charts and the actions of that key alone.
+        await page.getByRole('button', { name: `Details: ${NEEDLE}` }).click();
+        await page.waitForSelector('#chart svg rect.bar', { state: 'attached' });
+        expect(await text(page, '#key-detail h3')).toBe(NEEDLE);
+        expect(await page.locator('#key-detail [data-detail-action="toggle"]').textContent()).toBe(
+          'Activate',
+        );
+        await shot(page, `many-keys-${width}-detail`);
+        expect(seen.unexpectedErrors()).toEqual([]);
+        expect(seen.foreign).toEqual([]);
+      } finally {
+        await context.close();
+        await many.close();
+      }
+    },
+  );
 });

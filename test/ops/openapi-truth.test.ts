@@ -637,6 +637,7 @@ async function drivers(): Promise<Record<string, Driver>> {
     'get /': { 200: () => http(`${server.url}/`) },
     'get /admin/v1/keys': {
       200: () => admin('/admin/v1/keys'),
+      400: () => admin('/admin/v1/keys?limit=0'),
       401: () => http(`${server.url}/admin/v1/keys`),
     },
     'post /admin/v1/keys': {

@@ -43,7 +43,10 @@ export function createAdminApi(getToken, onUnauthorized) {
   const keyPath = (id, rest = '') => `keys/${encodeURIComponent(id)}${rest}`;
   return {
     plans: () => call('GET', 'plans'),
-    listKeys: () => call('GET', 'keys'),
+    /** One page of keys; `params`: limit, cursor, q, plan, active, sort (docs/admin.md). */
+    listKeys: (params = {}) => call('GET', `keys?${new URLSearchParams(params)}`),
+    /** The month's usage report for the same filters (its `total`: all matching keys). */
+    usage: (params = {}) => call('GET', `usage?${new URLSearchParams(params)}`),
     createKey: (input) => call('POST', 'keys', input),
     updateKey: (id, patch) => call('PATCH', keyPath(id), patch),
     rotateKey: (id, grace) => call('POST', keyPath(id, '/rotate'), { grace }),

@@ -30,13 +30,12 @@ function describeError(error) {
 const keysView = createKeysView({
   api,
   describeError,
-  onChart: (id) => {
-    $('#chart-key').value = id;
-    void showChart();
-    $('#chart-key').focus();
+  onOpen: (key) => void openDetail(key, true),
+  onChanged: (key) => {
+    if (shownKey?.id === key.id) void openDetail(key, false);
+    void refreshEvents();
   },
-  onLoaded: (keys) => {
-    fillChartChoices(keys);
+  onLoaded: () => {
     // A key change or a request may have recorded an event.
     void refreshEvents();
   },
@@ -44,39 +43,69 @@ const keysView = createKeysView({
 const playground = createPlayground({ onResponse: () => void refreshKeys() });
 const eventsView = createEventsView({ api });
 
-function fillChartChoices(keys) {
-  const select = $('#chart-key');
-  const chosen = select.value;
-  select.replaceChildren(
-    ...keys.map((key) => h('option', { value: key.id }, `${key.name} (${key.id})`)),
-  );
-  if (keys.some((key) => key.id === chosen)) select.value = chosen;
-  void showChart();
-}
-
-/** The charts shown now: the key and its history, drawn again on resize or language change. */
+/** The key whose details are shown, and its history (drawn again on resize or language change). */
+let shownKey;
 let shownChart;
 
-async function showChart() {
-  const figure = $('#chart');
-  const id = $('#chart-key').value;
-  const key = keysView.keys().find((k) => k.id === id);
-  if (!key) {
+/** One key's details: what it is, its actions, its last 12 months and this month's days. */
+async function openDetail(key, focus) {
+  if (shownKey?.id !== key.id) {
     shownChart = undefined;
-    figure.replaceChildren(h('p', { class: 'hint' }, t('chart.none')));
-    $('#days-heading').hidden = false;
+    $('#chart').replaceChildren();
     $('#day-chart').replaceChildren();
     $('#days-heading').hidden = true;
-    return;
+  }
+  shownKey = key;
+  renderDetail();
+  if (focus) {
+    $('#chart-heading').setAttribute('tabindex', '-1');
+    $('#chart-heading').focus();
   }
   try {
-    const history = await api.keyHistory(id);
-    if ($('#chart-key').value !== id) return;
+    const history = await api.keyHistory(key.id);
+    if (shownKey?.id !== key.id) return;
     shownChart = { name: key.name, history };
     drawChart();
   } catch (error) {
     announce(() => describeError(error), 'error');
   }
+}
+
+function renderDetail() {
+  const detail = $('#key-detail');
+  if (!shownKey) {
+    detail.replaceChildren(h('p', { class: 'hint' }, t('chart.none')));
+    return;
+  }
+  const key = shownKey;
+  const pair = (label, ...value) => [h('dt', {}, label), h('dd', {}, ...value)];
+  detail.replaceChildren(
+    h('h3', { class: 'detail-name' }, key.name),
+    h(
+      'dl',
+      { class: 'pairs' },
+      ...pair(t('keys.id'), h('code', {}, key.id)),
+      ...pair(t('keys.prefix'), h('code', {}, `${key.displayPrefix}…`)),
+      ...pair(t('keys.plan'), key.plan),
+      ...pair(t('keys.status'), t(`status.${key.status}`)),
+    ),
+    h(
+      'div',
+      { class: 'actions' },
+      ...keysView.actions(key).map(([action, label, run, extra]) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            class: extra?.includes('danger') ? 'danger small' : 'secondary small',
+            'data-detail-action': action,
+            onclick: run,
+          },
+          label,
+        ),
+      ),
+    ),
+  );
 }
 
 function drawChart() {
@@ -217,6 +246,7 @@ function applyLanguage() {
   translatePage();
   $('#language').value = currentLanguage();
   keysView.render();
+  renderDetail();
   eventsView.render();
   playground.render();
   drawChart();
@@ -234,7 +264,6 @@ function init() {
     clearStatus();
     signOut();
   });
-  $('#chart-key').addEventListener('change', () => void showChart());
   let chartWidth = 0;
   window.addEventListener('resize', () => {
     const width = $('#chart').clientWidth;

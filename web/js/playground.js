@@ -1,7 +1,8 @@
 /**
  * @module playground
- * Sends one chat request with a pasted key, as a client would, and shows the reply, the
- * status and the RateLimit headers. The reply is asked for as a stream of events
+ * Sends one chat request with a pasted key, as a client would, through the door chosen
+ * (`/api/chat`, `/api/chat-en`, or the OpenAI and Anthropic doors of `/v1`, each in its own
+ * wire format: `DOORS`), and shows the reply, the status and the RateLimit headers. The reply is asked for as a stream of events
  * (`Accept: text/event-stream`) and shown as its pieces arrive; a refusal comes as JSON, as
  * for any client. The key is read from the field for this request only: it is never
  * stored. Same-origin fetch can read every response header.
@@ -19,7 +20,75 @@ const HEADERS = [
   'Retry-After',
 ];
 
+/**
+ * Each door: its request body, and how its stream's events and its JSON answers carry the
+ * reply and the error (docs/api.md, docs/openai.md, docs/anthropic.md).
+ */
+const PLAIN_DOOR = {
+  body: (message, sessionId) => ({ message, ...(sessionId ? { sessionId } : {}) }),
+  onEvent: (shown, event, data) => {
+    if (event === 'delta') shown.reply += data.text;
+    else if (event === 'done') shown.reply = data.reply;
+    else if (event === 'error') shown.error = data.error;
+  },
+  fromJson: (json) => ({ reply: json?.reply, error: json?.error }),
+};
+const openAiError = (error) => error && { code: error.code ?? error.type, message: error.message };
+const DOORS = {
+  '/api/chat': PLAIN_DOOR,
+  '/api/chat-en': PLAIN_DOOR,
+  '/v1/chat/completions': {
+    body: (message, _sessionId, model) => ({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: message }],
+    }),
+    onEvent: (shown, _event, data) => {
+      const piece = data.choices?.[0]?.delta?.content;
+      if (typeof piece === 'string') shown.reply += piece;
+      if (data.error) shown.error = openAiError(data.error);
+    },
+    fromJson: (json) => ({
+      reply: json?.choices?.[0]?.message?.content,
+      error: openAiError(json?.error),
+    }),
+  },
+  '/v1/responses': {
+    body: (message, _sessionId, model) => ({ model, stream: true, input: message }),
+    onEvent: (shown, event, data) => {
+      if (event === 'response.output_text.delta') shown.reply += data.delta;
+      else if (event === 'error') shown.error = openAiError(data.error ?? data);
+      else if (event === 'response.failed') shown.error = openAiError(data.response?.error);
+    },
+    fromJson: (json) => ({ reply: json?.output_text, error: openAiError(json?.error) }),
+  },
+  '/v1/messages': {
+    body: (message, _sessionId, model) => ({
+      model,
+      max_tokens: 1024,
+      stream: true,
+      messages: [{ role: 'user', content: message }],
+    }),
+    onEvent: (shown, event, data) => {
+      if (event === 'content_block_delta' && data.delta?.type === 'text_delta')
+        shown.reply += data.delta.text;
+      else if (event === 'error') shown.error = openAiError(data.error);
+    },
+    fromJson: (json) => ({
+      reply: json?.content?.map((block) => block.text ?? '').join(''),
+      error: openAiError(json?.error),
+    }),
+  },
+};
+
 export function createPlayground({ onResponse }) {
+  const doorChoice = $('#pg-door');
+  const showModel = () => {
+    $('#pg-model-field').hidden = !doorChoice.value.startsWith('/v1/');
+  };
+  doorChoice.addEventListener('change', showModel);
+  showModel();
+
   const form = $('#playground-form');
   /** @type {{ status: number, statusText: string, body: any, headers: Record<string, string | null> } | undefined} */
   let last;
@@ -34,7 +103,8 @@ export function createPlayground({ onResponse }) {
       return;
     }
     const sessionId = $('#pg-session').value.trim();
-    const endpoint = new FormData(form).get('endpoint');
+    const endpoint = doorChoice.value;
+    const door = DOORS[endpoint] ?? PLAIN_DOOR;
     const submit = $('[type="submit"]', form);
     submit.disabled = true;
     announce(() => t('playground.sending'));
@@ -47,7 +117,7 @@ export function createPlayground({ onResponse }) {
           'content-type': 'application/json',
           accept: 'text/event-stream, application/json',
         },
-        body: JSON.stringify({ message, ...(sessionId ? { sessionId } : {}) }),
+        body: JSON.stringify(door.body(message, sessionId, $('#pg-model').value)),
         cache: 'no-store',
       });
       last = {
@@ -60,13 +130,11 @@ export function createPlayground({ onResponse }) {
       if (isEventStream(response)) {
         shown.body = { reply: '' };
         await readEvents(response, (event, data) => {
-          if (event === 'delta') shown.body.reply += data.text;
-          else if (event === 'done') shown.body.reply = data.reply;
-          else if (event === 'error') shown.body.error = data.error;
+          door.onEvent(shown.body, event, data);
           render();
         });
       } else {
-        last.body = await response.json().catch(() => undefined);
+        last.body = door.fromJson(await response.json().catch(() => undefined));
       }
       render();
       announce(

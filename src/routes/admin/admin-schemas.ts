@@ -7,6 +7,7 @@
 
 import { EVENT_TYPES } from '../../events/events.js';
 import { KEY_NAME_MAX } from '../../keys/key-service.js';
+import { KEY_SORTS, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../../operations/list-query.js';
 import type { Plans } from '../../plans/plans.js';
 
 export const adminSecurity = [{ adminToken: [] }];
@@ -27,13 +28,59 @@ export const keyIdParams = {
   properties: { id: keyId },
 } as const;
 
-export const monthQuery = {
+const monthParameter = {
+  type: 'string',
+  pattern: MONTH_PATTERN,
+  description: 'A month in the quota time zone, `YYYY-MM`; default: the current month.',
+} as const;
+
+/** Paging, search and filters of the admin lists (docs/admin.md, "Lists: paging, search, filters"). */
+const listParameters = {
+  limit: {
+    type: 'integer',
+    minimum: 1,
+    maximum: LIST_LIMIT_MAX,
+    description: `Keys per page, 1-${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT}.`,
+  },
+  cursor: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 400,
+    description:
+      'Where the page starts: the `page.nextCursor` of the previous answer, with the same `sort` (opaque).',
+  },
+  q: {
+    type: 'string',
+    maxLength: KEY_NAME_MAX,
+    description: 'Only keys whose name, id or key prefix contains this text (ASCII case ignored).',
+  },
+  plan: { type: 'string', maxLength: KEY_NAME_MAX, description: 'Only keys on this plan.' },
+  active: { type: 'boolean', description: 'Only keys whose plan is active (`true`) or not.' },
+  sort: {
+    type: 'string',
+    enum: [...KEY_SORTS],
+    default: 'created',
+    description: 'Order: by creation or name, `-` for descending; ties by id. Default `created`.',
+  },
+} as const;
+
+export const keyListQuery = { type: 'object', properties: listParameters } as const;
+
+export const monthListQuery = {
   type: 'object',
+  properties: { month: monthParameter, ...listParameters },
+} as const;
+
+const listPage = {
+  type: 'object',
+  required: ['limit', 'total', 'nextCursor'],
+  description: 'How the list was cut into pages.',
   properties: {
-    month: {
-      type: 'string',
-      pattern: MONTH_PATTERN,
-      description: 'A month in the quota time zone, `YYYY-MM`; default: the current month.',
+    limit: { type: 'integer' },
+    total: { type: 'integer', description: 'Keys matching the search and filters, on all pages.' },
+    nextCursor: {
+      type: ['string', 'null'],
+      description: 'The `cursor` of the next page; null on the last page.',
     },
   },
 } as const;
@@ -99,11 +146,12 @@ export const keyViewSchema = {
 
 export const keyListSchema = {
   type: 'object',
-  required: ['month', 'timeZone', 'keys'],
+  required: ['month', 'timeZone', 'keys', 'page'],
   properties: {
     month: { type: 'string' },
     timeZone: { type: 'string' },
-    keys: { type: 'array', items: keyViewSchema },
+    keys: { type: 'array', description: "The page's keys.", items: keyViewSchema },
+    page: listPage,
   },
 } as const;
 
@@ -222,18 +270,24 @@ export const keyHistorySchema = {
 
 export const monthUsageReportSchema = {
   type: 'object',
-  required: ['month', 'timeZone', 'total', 'keys'],
+  required: ['month', 'timeZone', 'total', 'keys', 'page'],
   properties: {
     month: { type: 'string' },
     timeZone: { type: 'string' },
-    total: { type: 'integer', description: 'Requests of all keys in the month.' },
+    total: {
+      type: 'integer',
+      description:
+        'Requests in the month of all keys matching the search and filters, on all pages.',
+    },
     totalTokens: {
       type: 'integer',
       description:
         'Tokens of all keys in the month (settled, and reserved by turns still running).',
     },
+    page: listPage,
     keys: {
       type: 'array',
+      description: "The page's keys.",
       items: {
         type: 'object',
         required: ['id', 'name', 'plan', 'status', 'used', 'limit'],

@@ -63,9 +63,42 @@ const FIELD_CODES: Readonly<Record<string, ErrorCode>> = {
   '/grace': 'grace_invalid',
 };
 
+/** What a list's query can be refused with. */
+export const LIST_REFUSED = [
+  'limit_invalid',
+  'cursor_invalid',
+  'sort_invalid',
+  'active_invalid',
+  'search_invalid',
+  'query_unknown',
+] as const;
+
+/** The query parameters of the lists, each with its own code (docs/admin.md). */
+const QUERY_CODES: Readonly<Record<string, ErrorCode>> = {
+  '/month': 'month_invalid',
+  '/limit': 'limit_invalid',
+  '/cursor': 'cursor_invalid',
+  '/sort': 'sort_invalid',
+  '/active': 'active_invalid',
+  '/q': 'search_invalid',
+  '/plan': 'search_invalid',
+};
+
 function codeOf(error: FastifySchemaValidationError | undefined, part: string): ErrorCode {
   if (part === 'params') return 'key_not_found';
-  if (part === 'querystring')
-    return error?.instancePath === '/month' ? 'month_invalid' : 'fields_invalid';
+  if (part === 'querystring') return QUERY_CODES[error?.instancePath ?? ''] ?? 'fields_invalid';
   return FIELD_CODES[error?.instancePath ?? ''] ?? 'fields_invalid';
+}
+
+/**
+ * Refuses query parameters the route does not declare (`?page=2` must not silently answer
+ * the first page), before validation, which would drop them.
+ */
+export function knownQuery(): preValidationHookHandler {
+  return async (request) => {
+    const schema = request.routeOptions.schema?.querystring as ObjectSchema | undefined;
+    const query = request.query as Record<string, unknown>;
+    if (Object.keys(query).some((name) => schema?.properties?.[name] === undefined))
+      throw new ApiError('query_unknown');
+  };
 }

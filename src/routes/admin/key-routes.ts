@@ -18,6 +18,7 @@ import {
   viewKey,
 } from '../../operations/key-operations.js';
 import type { KeyView } from '../../operations/key-view.js';
+import type { ListQuery } from '../../operations/list-query.js';
 import type { AppDeps, Services } from '../../services.js';
 import { errorResponses } from '../responses.js';
 import {
@@ -25,13 +26,14 @@ import {
   createdKeySchema,
   createKeyBody,
   keyIdParams,
+  keyListQuery,
   keyListSchema,
   keyViewSchema,
   rotatedKeySchema,
   rotateKeyBody,
   updateKeyBody,
 } from './admin-schemas.js';
-import { jsonBody } from './json-body.js';
+import { jsonBody, knownQuery, LIST_REFUSED } from './json-body.js';
 
 interface IdParams {
   id: string;
@@ -58,17 +60,28 @@ const BODY_REFUSED = ['json_invalid', 'fields_invalid', 'payload_too_large'] as 
 export async function adminKeyRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
   const { plans } = services.config;
 
-  app.get(
+  app.get<{ Querystring: ListQuery }>(
     '/admin/v1/keys',
     {
       schema: {
         summary: "List keys with this month's usage",
         tags,
         security: adminSecurity,
-        response: { 200: keyListSchema, ...errorResponses(['admin_unauthorized']) },
+        description:
+          'One page of the keys, oldest first unless `sort` says otherwise; `page.nextCursor` fetches the next. `q`, `plan` and `active` narrow the list, `page.total` counts all matching keys.',
+        querystring: keyListQuery,
+        response: {
+          200: keyListSchema,
+          ...errorResponses([...LIST_REFUSED, 'admin_unauthorized']),
+        },
       },
+      preValidation: knownQuery(),
     },
-    async () => ({ ...(await listKeys(services)), timeZone: services.config.quotaTimeZone }),
+    async (request) => {
+      const listed = await listKeys(services, request.query);
+      if (!listed.ok) throw new ApiError('cursor_invalid');
+      return { ...listed.value, timeZone: services.config.quotaTimeZone };
+    },
   );
 
   app.post<{ Body: CreateBody }>(

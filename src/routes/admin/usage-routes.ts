@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
+import type { ListQuery } from '../../operations/list-query.js';
 import { keyUsageHistory, monthUsageReport } from '../../operations/usage-operations.js';
 import type { AppDeps } from '../../services.js';
 import { errorResponses } from '../responses.js';
@@ -12,28 +13,37 @@ import {
   adminSecurity,
   keyHistorySchema,
   keyIdParams,
-  monthQuery,
+  monthListQuery,
   monthUsageReportSchema,
 } from './admin-schemas.js';
+import { knownQuery, LIST_REFUSED } from './json-body.js';
 
 const tags = ['admin usage'];
 
 export async function adminUsageRoutes(app: FastifyInstance, { services }: AppDeps): Promise<void> {
-  app.get<{ Querystring: { month?: string } }>(
+  app.get<{ Querystring: ListQuery & { month?: string } }>(
     '/admin/v1/usage',
     {
       schema: {
         summary: 'Requests per key in a month, and their total',
+        description:
+          'One page of the keys that existed in the month (or were counted in it), with the paging, search and filters of `GET /admin/v1/keys`; `total` is the requests of all matching keys.',
         tags,
         security: adminSecurity,
-        querystring: monthQuery,
+        querystring: monthListQuery,
         response: {
           200: monthUsageReportSchema,
-          ...errorResponses(['month_invalid', 'admin_unauthorized']),
+          ...errorResponses(['month_invalid', ...LIST_REFUSED, 'admin_unauthorized']),
         },
       },
+      preValidation: knownQuery(),
     },
-    async (request) => monthUsageReport(services, request.query.month),
+    async (request) => {
+      const { month, ...query } = request.query;
+      const report = await monthUsageReport(services, month, query);
+      if (!report.ok) throw new ApiError('cursor_invalid');
+      return report.value;
+    },
   );
 
   app.get<{ Params: { id: string } }>(

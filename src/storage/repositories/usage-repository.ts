@@ -116,7 +116,8 @@ export interface UsageRepository {
   used(keyId: string, month: string): Promise<number>;
   /** The month's row (zeros when there is none). */
   row(keyId: string, month: string): Promise<UsageRow>;
-  forMonth(month: string): Promise<UsageRow[]>;
+  /** The month's rows of these keys (keys without a row have none). */
+  forKeys(month: string, keyIds: readonly string[]): Promise<UsageRow[]>;
   forKey(keyId: string): Promise<UsageRow[]>;
   /** A key's days from `first` to `last` (`YYYY-MM-DD`, inclusive) with requests, in order. */
   days(keyId: string, first: string, last: string): Promise<DayUsageRow[]>;
@@ -473,11 +474,13 @@ export function createUsageRepository(
 
     row,
 
-    async forMonth(month) {
+    async forKeys(month, keyIds) {
+      if (keyIds.length === 0) return [];
       const rows = await db
         .selectFrom('usage')
         .select(['key_id', 'month', 'used', 'minute', 'minute_used'])
         .where('month', '=', month)
+        .where('key_id', 'in', keyIds)
         .execute();
       return rows.map(toUsageRow);
     },

@@ -54,6 +54,9 @@ export interface ChatRouteDeps extends AppDeps {
   readonly pingMs: number;
 }
 
+/** The request example of each endpoint, in its language. */
+const EXAMPLE_MESSAGES = { de: 'Hallo!', en: 'Hello!' } as const;
+
 export async function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): Promise<void> {
   for (const endpoint of ENDPOINTS) {
     const { language } = endpoint;
@@ -65,7 +68,8 @@ export async function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): Pro
           tags: ['chat'],
           security: bearerSecurity,
           headers: idempotencyKeyHeader,
-          body: chatRequestSchema,
+          // A real first message, not streamed: /docs' "Try it out" then shows a reply.
+          body: { ...chatRequestSchema, examples: [{ message: EXAMPLE_MESSAGES[language] }] },
           response: {
             200: chatAnswerSchema(
               EXAMPLE_REPLIES[language],
