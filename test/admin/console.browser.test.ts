@@ -694,6 +694,37 @@ async function seedKeys(s: TestServer, count: number): Promise<void> {
 }
 
 // Each width has a server of its own: the test changes keys.
+describe('the console and token budgets', () => {
+  it("shows a key's tokens beside its requests where its plan has a token budget", async () => {
+    // A plan with a token budget (docs/quota-and-limits.md, "Token budgets") beside the default.
+    const s = await startAdminServer({
+      env: { PLAUDER_PLANS: 'standard=1000,metered=1000/month+20000tokens/month' },
+    });
+    try {
+      const metered = await s.createKey({ name: 'Metered', plan: 'metered' });
+      await s.createKey({ name: 'Counted', plan: 'standard' });
+      expect((await chat(s, metered.key, { message: 'Hallo' })).status).toBe(200);
+      const context = await browser.newContext({ locale: 'en-US' });
+      const page = await context.newPage();
+      const seen = watch(page);
+      await page.goto(`${s.url}/admin/`);
+      await page.evaluate("localStorage.setItem('plauder.language', 'en')");
+      await page.fill('#admin-token', ADMIN_TOKEN);
+      await page.press('#admin-token', 'Enter');
+      const row = page.locator('#keys-table tbody tr', { hasText: 'Metered' });
+      await expect
+        .poll(() => row.locator('[data-field="tokens"]').textContent())
+        .toMatch(/^tokens: [1-9][\d,]* \/ 20,000$/);
+      const plain = page.locator('#keys-table tbody tr', { hasText: 'Counted' });
+      expect(await plain.locator('[data-field="tokens"]').count()).toBe(0);
+      expect(seen.unexpectedErrors()).toEqual([]);
+      await context.close();
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('the console with 10 000 keys', () => {
   it.each([
     { width: 1280, height: 900, rowHeight: 48, pageHeight: 6_000 },

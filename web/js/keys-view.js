@@ -233,23 +233,39 @@ export function createKeysView({ api, describeError, onOpen, onChanged, onLoaded
   }
 
   function usageCell(key) {
-    const { used, limit, perMinute } = key.usage;
+    const { used, limit, perMinute, tokens } = key.usage;
     if (limit === null) return t('usage.noLimit', { used: formatNumber(used) });
     const month = monthUsage(key, used, limit);
-    if (!perMinute) return month;
-    return h(
-      'div',
-      {},
-      month,
-      h(
-        'span',
-        { class: 'hint usage-minute', 'data-field': 'minute' },
-        t('usage.minute', {
-          used: formatNumber(perMinute.used),
-          limit: formatNumber(perMinute.limit),
-        }),
-      ),
-    );
+    const hints = [];
+    if (perMinute) {
+      hints.push(
+        h(
+          'span',
+          { class: 'hint usage-minute', 'data-field': 'minute' },
+          t('usage.minute', {
+            used: formatNumber(perMinute.used),
+            limit: formatNumber(perMinute.limit),
+          }),
+        ),
+      );
+    }
+    // Tokens beside requests where the plan has a token budget (docs/quota-and-limits.md).
+    if (tokens) {
+      hints.push(
+        h(
+          'span',
+          { class: 'hint usage-tokens', 'data-field': 'tokens' },
+          tokens.limit === null
+            ? t('usage.tokensNoLimit', { used: formatNumber(tokens.used) })
+            : t('usage.tokens', {
+                used: formatNumber(tokens.used),
+                limit: formatNumber(tokens.limit),
+              }),
+        ),
+      );
+    }
+    if (hints.length === 0) return month;
+    return h('div', {}, month, ...hints);
   }
 
   function monthUsage(key, used, limit) {
