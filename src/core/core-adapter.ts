@@ -136,7 +136,10 @@ export interface TokenUsage {
  */
 export type CoreChunk =
   | { readonly type: 'delta'; readonly text: string }
-  | ({ readonly type: 'usage' } & TokenUsage)
+  | ({
+      readonly type: 'usage' /** The model the upstream says answered. */;
+      readonly model?: string;
+    } & TokenUsage)
   | { readonly type: 'tool_calls'; readonly deltas: readonly JsonObject[] }
   | { readonly type: 'finish'; readonly reason: string };
 

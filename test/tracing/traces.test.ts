@@ -88,6 +88,7 @@ describe('traces', () => {
       );
       expect(streamed?.traceId).not.toBe(TRACE_ID);
       expect(streamed?.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+      expect(streamed?.attributes['gen_ai.response.model']).toEqual(expect.any(String));
 
       const exported = receiver.bodies.join('\n');
       for (const secret of [SECRET_TEXT, 'Zebra', SESSION, key, id, 'sk-upstream-secret-42']) {

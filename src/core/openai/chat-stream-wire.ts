@@ -81,6 +81,8 @@ function readEvent(event: EventSourceMessage): readonly CoreChunk[] | 'done' | s
     chunks.push({ type: 'finish', reason: choice.finish_reason });
   }
   const usage = readUsage(json.usage);
-  if (usage) chunks.push({ type: 'usage', ...usage });
+  // The usage chunk names the model that answered, as the plain answer does.
+  const model = typeof json.model === 'string' && json.model !== '' ? { model: json.model } : {};
+  if (usage) chunks.push({ type: 'usage', ...usage, ...model });
   return chunks;
 }

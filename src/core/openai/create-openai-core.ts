@@ -88,9 +88,9 @@ function describeReply(reply: ChatReply) {
 }
 
 function describeChunk(chunk: CoreChunk) {
-  return chunk.type === 'usage'
-    ? { usage: { promptTokens: chunk.promptTokens, completionTokens: chunk.completionTokens } }
-    : undefined;
+  if (chunk.type !== 'usage') return undefined;
+  const usage = { promptTokens: chunk.promptTokens, completionTokens: chunk.completionTokens };
+  return chunk.model === undefined ? { usage } : { usage, responseModel: chunk.model };
 }
 
 /** `{base}/chat/completions`, keeping a query string; tolerates a base that already ends so. */

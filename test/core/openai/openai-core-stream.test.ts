@@ -89,10 +89,12 @@ describe('openai core: streamed replies', () => {
     });
     const collected = await collect(openCore().stream?.(ask()));
 
+    // The usage chunk also names the model that answered (for the attempt's trace span).
     expect(collected.chunks.at(-1)?.chunk).toEqual({
       type: 'usage',
       promptTokens: 31,
       completionTokens: 4,
+      model: 'test-model',
     });
     expect(deltas(collected).join('')).toBe('reply to: Hallo');
     const body = (await lastRequest(upstream)).body as Record<string, unknown>;
