@@ -57,11 +57,11 @@ describe('the console with per-minute limits and events', () => {
     await page.keyboard.press('Enter');
     await page.waitForSelector('#keys-table tbody tr');
 
-    const minute = page.locator('tr:has(th:text("Burst bot")) [data-field="minute"]');
+    // A key's name is a button in its row's header cell (it opens the key's details).
+    const rowOf = (name: string) => page.locator('#keys-table tbody tr', { hasText: name });
+    const minute = rowOf('Burst bot').locator('[data-field="minute"]');
     await expect.poll(() => minute.textContent()).toMatch(/this minute: [0-3] \/ 60/);
-    expect(await page.locator('tr:has(th:text("Plain bot")) [data-field="minute"]').count()).toBe(
-      0,
-    );
+    expect(await rowOf('Plain bot').locator('[data-field="minute"]').count()).toBe(0);
     const choices = await page.locator('#create-plan option').allTextContents();
     expect(choices).toEqual(['standard (1,000 / month)', 'burst (5,000 / month, 60 / minute)']);
 

@@ -163,7 +163,7 @@ const FEATURES: readonly Feature[] = [
     entry: 'admin',
     de: 'Gibt es eine Admin-Konsole?',
     en: 'Is there an admin console?',
-    headings: /admin|console|\bcli\b|command/i,
+    headings: /admin|console|\bcli\b|command|\blists\b/i,
   },
   {
     entry: 'operations',
