@@ -36,8 +36,8 @@ export class ReplyText {
   /**
    * The pending pieces as one chunk of UTF-8 bytes, kept in a one-byte string: in V8's heap,
    * whose pages go back to the system once free (Buffers' bytes, malloc'd by the thousand
-   * next to the sockets' short-lived buffers, stayed in the process after the streams had
-   * ended: bench/README.md, "Slow readers"). A high surrogate at the end waits for its pair.
+   * next to the sockets' short-lived buffers, stayed in the process after 300 streams had
+   * ended: about 1.35 GB against 290 MB as strings). A high surrogate at the end waits for its pair.
    */
   private pack(): void {
     let text = this.pending.join('');

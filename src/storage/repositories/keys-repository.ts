@@ -329,8 +329,8 @@ function filtered<O>(
         like('k.name'),
         // Ids are lower case already.
         sql<boolean>`${sql.ref('k.id')} like ${pattern} escape '!'`,
-        // Not correlated: the matching secrets are found once, not once per key (10x
-        // faster at 100 000 keys; bench/README.md, "Admin lists").
+        // Not correlated: the matching secrets are found once, not once for each of the
+        // keys, which a correlated subquery would scan again per key.
         eb(
           'k.id',
           'in',
